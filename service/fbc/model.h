@@ -1,0 +1,180 @@
+/*
+ * The in-memory catalog model: the typed form of olm.package, olm.channel,
+ * olm.bundle and olm.deprecations blobs, plus other schemas kept verbatim.
+ *
+ * Build: fbc_catalog_create, then fbc_catalog_add_meta for each loaded meta
+ * (typed decoding, rules L10-L12), then fbc_catalog_link (indexes by name,
+ * derived bundle fields). fbc_validate (validate.h) runs rules C1-C28 and
+ * V1-V12 on a linked catalog. fbc_catalog_load_dir does all of it for a tree.
+ *
+ * Ownership: the catalog owns everything reachable from it (one arena); all
+ * strings are NUL-terminated and never NULL unless the field says so.
+ * After fbc_catalog_link a catalog is read-only and may be shared between
+ * threads. The structs are public for reading; only fbc/ writes them.
+ */
+#ifndef FBC_FBC_MODEL_H
+#define FBC_FBC_MODEL_H
+
+#include "service/base/arena.h"
+#include "service/base/error.h"
+#include "service/base/strmap.h"
+#include "service/base/vec.h"
+#include "service/base/diag.h"
+#include "service/load/load.h"
+#include "service/semver/semver.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct fbc_property {
+	const char *type;
+	const char *value; /* compact JSON text, keys sorted; NULL when `value` was absent */
+	size_t value_len;
+} fbc_property;
+
+typedef struct fbc_gvk {
+	const char *group, *version, *kind;
+} fbc_gvk;
+
+typedef struct fbc_package_req {
+	const char *package_name;
+	const char *version_range; /* blang range text as written; may be "" */
+} fbc_package_req;
+
+typedef struct fbc_channel fbc_channel;
+typedef struct fbc_bundle fbc_bundle;
+typedef struct fbc_deprecation fbc_deprecation;
+typedef struct fbc_other fbc_other;
+
+typedef struct fbc_package {
+	const char *name;
+	const char *default_channel;
+	const char *description;
+	const char *icon_data;	    /* base64 text as written; NULL when no icon */
+	const char *icon_mediatype; /* NULL when no icon */
+	fbc_property *properties;
+	size_t n_properties;
+	fbc_loc loc;
+	/* Filled by fbc_catalog_link. Channels and bundles sorted by name. */
+	fbc_channel **channels;
+	size_t n_channels;
+	fbc_bundle **bundles;
+	size_t n_bundles;
+	fbc_deprecation *deprecation; /* NULL if none */
+	fbc_other **others;	      /* other-schema blobs with this package, load order */
+	size_t n_others;
+} fbc_package;
+
+typedef struct fbc_channel_entry {
+	const char *name;
+	const char *replaces; /* "" when absent */
+	const char **skips;   /* may contain "" (V7) */
+	size_t n_skips;
+	const char *skip_range; /* "" when absent */
+	fbc_bundle *bundle;	/* linked: the bundle of this name in the package, or NULL */
+} fbc_channel_entry;
+
+struct fbc_channel {
+	const char *name;
+	const char *package;
+	fbc_channel_entry *entries;
+	size_t n_entries;
+	fbc_property *properties;
+	size_t n_properties;
+	fbc_loc loc;
+	bool synthesized; /* created by the default-channel fix-up (spec §2.2) */
+	fbc_package *pkg; /* linked, NULL if the package is unknown */
+};
+
+typedef struct fbc_related_image {
+	const char *name;
+	const char *image;
+} fbc_related_image;
+
+struct fbc_bundle {
+	const char *name;
+	const char *package;
+	const char *image;
+	fbc_property *properties;
+	size_t n_properties;
+	fbc_related_image *related_images;
+	size_t n_related_images;
+	fbc_loc loc;
+	/* Derived by fbc_catalog_link from the properties (valid ones only). */
+	fbc_package *pkg;    /* NULL if unknown */
+	const char *version; /* olm.package version text, "" if none */
+	const char *release; /* olm.package release, "" if none */
+	fbc_semver semver;   /* valid when has_semver */
+	bool has_semver;
+	fbc_gvk *provided; /* olm.gvk */
+	size_t n_provided;
+	fbc_gvk *required; /* olm.gvk.required */
+	size_t n_required;
+	fbc_package_req *package_reqs; /* olm.package.required */
+	size_t n_package_reqs;
+	size_t n_bundle_objects; /* olm.bundle.object properties */
+	const char *csv_json;	 /* the ClusterServiceVersion object as compact JSON, or NULL */
+	fbc_channel **channels;	 /* linked: channels (of its package) listing it, sorted by name */
+	size_t n_channels;
+};
+
+typedef struct fbc_deprecation_entry {
+	const char *schema; /* reference.schema */
+	const char *name;   /* reference.name, "" for olm.package */
+	const char *message;
+} fbc_deprecation_entry;
+
+struct fbc_deprecation {
+	const char *package;
+	fbc_deprecation_entry *entries;
+	size_t n_entries;
+	fbc_loc loc;
+};
+
+struct fbc_other {
+	const char *schema;
+	const char *package; /* "" when absent */
+	const char *name;    /* "" when absent */
+	const char *blob;    /* compact JSON, keys sorted */
+	size_t blob_len;
+	fbc_loc loc;
+};
+
+typedef struct fbc_catalog {
+	fbc_arena *arena;
+	/* Load order, pointers into the arena. */
+	fbc_vec packages;     /* of fbc_package * */
+	fbc_vec channels;     /* of fbc_channel * */
+	fbc_vec bundles;      /* of fbc_bundle * */
+	fbc_vec deprecations; /* of fbc_deprecation * */
+	fbc_vec others;	      /* of fbc_other * */
+	/* After link: the first package of each name, and packages sorted by name. */
+	fbc_strmap package_index;
+	fbc_package **sorted_packages;
+	size_t n_sorted_packages;
+	bool linked;
+	fbc_load_limits limits;
+} fbc_catalog;
+
+#define FBC_CATALOG_AT(vec, type, i) (((type **)(vec).items)[(i)])
+
+int fbc_catalog_create(fbc_catalog **out, const fbc_load_limits *lim, fbc_error *err);
+void fbc_catalog_free(fbc_catalog *cat);
+
+/* Typed decode of one meta (L10, L11, L12). Findings go to diags; returns an
+ * error only when the catalog could not record it (out of memory). */
+int fbc_catalog_add_meta(fbc_catalog *cat, const fbc_meta *meta, fbc_diags *diags, fbc_error *err);
+
+/* Build indexes and derived fields. Idempotent. */
+int fbc_catalog_link(fbc_catalog *cat, fbc_error *err);
+
+/* Load a directory into a new, linked catalog (findings in diags). */
+int fbc_catalog_load_dir(fbc_catalog **out, const char *root, const fbc_load_limits *lim,
+			 fbc_diags *diags, fbc_error *err);
+
+/* Look-ups on a linked catalog; NULL when absent. */
+fbc_package *fbc_catalog_package(const fbc_catalog *cat, const char *name);
+fbc_channel *fbc_package_channel(const fbc_package *pkg, const char *name);
+fbc_bundle *fbc_package_bundle(const fbc_package *pkg, const char *name);
+
+#endif

@@ -1,0 +1,2 @@
+/* placeholder: module under construction */
+extern int fbc_placeholder_load_ignore_c;

@@ -1,0 +1,68 @@
+/*
+ * The catalog loader: walks an FBC directory tree (spec fbc-validation.md
+ * §1: lexical walk, .indexignore, JSON streams and multi-document YAML 1.1)
+ * and yields one "meta" per top-level object, in deterministic order (walk
+ * order, then order within the file), with load rules L1-L9 applied.
+ *
+ * Load findings (a file with bad YAML, a non-object document, a duplicate
+ * key...) are recorded in an fbc_diags and loading goes on with the next file
+ * or document, so that every error is reported, not only the first. An
+ * fbc_error return means the load itself could not proceed (the root is not
+ * a directory, out of memory, the callback failed).
+ *
+ * Every input is bounded by fbc_load_limits; exceeding one is a finding with
+ * code "LIMIT" naming the file and the limit, never a crash or a hang.
+ * Thread-safety: one load per call; calls may run concurrently.
+ */
+#ifndef FBC_LOAD_H
+#define FBC_LOAD_H
+
+#include "service/base/error.h"
+#include "service/base/diag.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct fbc_load_limits {
+	size_t max_file_bytes;	/* per file (default 64 MiB) */
+	size_t max_total_bytes; /* whole tree (default 4 GiB) */
+	size_t max_depth;	/* YAML/JSON nesting depth (default 64) */
+	size_t max_alias_nodes; /* YAML nodes produced through aliases, per document (default 10000)
+				 */
+	size_t max_string_bytes; /* one scalar/string (default 16 MiB) */
+	size_t max_blobs;	 /* top-level objects in the tree (default 1,000,000) */
+	size_t max_files;	 /* files in the tree (default 100,000) */
+	unsigned threads;	 /* parser threads (0 = number of CPUs, max 16) */
+} fbc_load_limits;
+
+void fbc_load_limits_default(fbc_load_limits *lim);
+
+typedef struct fbc_meta {
+	const char *schema;  /* non-empty (L9 checked) */
+	const char *package; /* "" when absent */
+	const char *name;    /* "" when absent */
+	json_t *blob;	     /* the decoded object; borrowed for the callback's duration */
+	fbc_loc loc;	     /* file relative to root, line where the object starts */
+} fbc_meta;
+
+/* Called once per meta, in deterministic order, on the calling thread. A
+ * non-zero return stops the load and is returned by fbc_load_dir (err set
+ * by the callback). The callback may json_incref the blob to keep it. */
+typedef int (*fbc_meta_fn)(void *ctx, const fbc_meta *meta, fbc_error *err);
+
+/* Load the tree at root. lim may be NULL (defaults). Findings go to diags. */
+int fbc_load_dir(const char *root, const fbc_load_limits *lim, fbc_meta_fn fn, void *ctx,
+		 fbc_diags *diags, fbc_error *err);
+
+/* Load one in-memory file as if it were at path `name` in a tree (used for
+ * HTTP uploads of JSON lines and tests). Same rules as for a file on disk. */
+int fbc_load_buffer(const char *name, const char *data, size_t len, const fbc_load_limits *lim,
+		    fbc_meta_fn fn, void *ctx, fbc_diags *diags, fbc_error *err);
+
+/* Decode a YAML 1.1 (go-yaml v2 typing) or JSON document into a json_t, with
+ * the limits applied; used by the loader and by L11 (bundle objects). */
+int fbc_yaml_to_json(json_t **out, const char *data, size_t len, const fbc_load_limits *lim,
+		     fbc_error *err);
+
+#endif

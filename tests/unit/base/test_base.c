@@ -1,0 +1,117 @@
+#include "service/base/arena.h"
+#include "service/base/buf.h"
+#include "service/base/diag.h"
+#include "service/base/error.h"
+#include "service/base/strmap.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+static void fbc_buf_append__respects_max(void **state)
+{
+	fbc_buf b;
+
+	fbc_buf_init(&b, 8);
+	assert_int_equal(fbc_buf_puts(&b, "12345678"), 0);
+	assert_int_equal(fbc_buf_putc(&b, 'x'), FBC_ELIMIT);
+	assert_int_equal(b.len, 8);
+	assert_string_equal(b.data, "12345678");
+	fbc_buf_dispose(&b);
+}
+
+static void fbc_buf_put_json_string__escapes_controls(void **state)
+{
+	fbc_buf b;
+
+	fbc_buf_init(&b, 0);
+	assert_int_equal(fbc_buf_put_json_string(&b, "a\"b\\\n\x01</", 8), 0);
+	assert_string_equal(b.data, "\"a\\\"b\\\\\\n\\u0001</\"");
+	fbc_buf_dispose(&b);
+}
+
+static void fbc_arena_alloc__large_and_small(void **state)
+{
+	fbc_arena *a = NULL;
+	char *big, *s;
+
+	assert_int_equal(fbc_arena_create(&a, 128), 0);
+	s = fbc_arena_strdup(a, "hello");
+	big = fbc_arena_alloc(a, 100000);
+	assert_non_null(big);
+	memset(big, 'x', 100000);
+	assert_string_equal(s, "hello");
+	assert_string_equal(fbc_arena_printf(a, "%d-%s", 42, "x"), "42-x");
+	assert_int_equal((uintptr_t)fbc_arena_alloc(a, 3) % 16, 0);
+	fbc_arena_free(a);
+}
+
+static void fbc_strmap_put__grows_and_finds(void **state)
+{
+	fbc_strmap m;
+	char keys[1000][8];
+	size_t it = 0, n = 0;
+
+	fbc_strmap_init(&m);
+	for (int i = 0; i < 1000; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "k%d", i);
+		assert_int_equal(fbc_strmap_add(&m, keys[i], (void *)(intptr_t)(i + 1)), 1);
+	}
+	assert_int_equal(fbc_strmap_add(&m, "k5", NULL), 0);
+	assert_int_equal((intptr_t)fbc_strmap_get(&m, "k999"), 1000);
+	assert_null(fbc_strmap_get(&m, "nope"));
+	while (fbc_strmap_next(&m, &it, NULL, NULL))
+		n++;
+	assert_int_equal(n, 1000);
+	fbc_strmap_dispose(&m);
+}
+
+static void fbc_diags_sort__orders_and_dedupes_per_channel(void **state)
+{
+	fbc_diags d;
+	fbc_loc b = {"b.yaml", 3}, a = {"a.yaml", 9};
+
+	assert_int_equal(fbc_diags_init(&d, 0), 0);
+	fbc_diags_add(&d, "V10", &b, "p", "stable", "p.v1", "x");
+	fbc_diags_add(&d, "V10", &b, "p", "alpha", "p.v1", "x");
+	fbc_diags_add(&d, "V2", &b, "p", NULL, NULL, "y");
+	fbc_diags_add(&d, "C2", &a, "q", NULL, NULL, "z\nw");
+	fbc_diags_sort(&d);
+	assert_int_equal(fbc_diags_count(&d), 3);
+	assert_string_equal(fbc_diags_at(&d, 0)->file, "a.yaml");
+	assert_string_equal(fbc_diags_at(&d, 0)->message, "z w");
+	assert_string_equal(fbc_diags_at(&d, 1)->code, "V2");
+	assert_string_equal(fbc_diags_at(&d, 2)->channel, "alpha");
+	fbc_diags_dispose(&d);
+}
+
+static void fbc_error_set__truncates(void **state)
+{
+	fbc_error e;
+	char big[4000];
+
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	fbc_error_init(&e);
+	assert_int_equal(fbc_error_set(&e, FBC_EINVAL, "f", "%s", big), FBC_EINVAL);
+	assert_int_equal(strlen(e.message), FBC_ERROR_MESSAGE_MAX - 1);
+	fbc_error_prefix(&e, "ctx");
+	assert_memory_equal(e.message, "ctx: aaa", 8);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fbc_buf_append__respects_max),
+		cmocka_unit_test(fbc_buf_put_json_string__escapes_controls),
+		cmocka_unit_test(fbc_arena_alloc__large_and_small),
+		cmocka_unit_test(fbc_strmap_put__grows_and_finds),
+		cmocka_unit_test(fbc_diags_sort__orders_and_dedupes_per_channel),
+		cmocka_unit_test(fbc_error_set__truncates),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
