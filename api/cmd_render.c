@@ -1,12 +1,103 @@
-/* placeholder: 'fbcd render' is under construction */
+/*
+ * `fbcd render DIR`: load a catalog and print it as a canonical JSON stream
+ * (service/fbc/render.h), one blob per line. Like `opm render` it does not
+ * validate; it fails (exit 1, findings on stderr) only when some file or
+ * blob could not be loaded, since the output would then be incomplete.
+ */
 #include "api/cli.h"
+#include "api/cli_util.h"
+#include "service/fbc/render.h"
 
+#include <getopt.h>
 #include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+	fputs("usage: fbcd render [--output json] DIR\n"
+	      "\n"
+	      "Print the File-Based Catalog in DIR as a canonical JSON stream: one compact\n"
+	      "blob per line, keys sorted; packages by name, each as its olm.package, its\n"
+	      "channels and bundles by name, its other blobs by schema, its deprecations;\n"
+	      "then blobs without a package. The output depends only on the catalog's\n"
+	      "content, not on its file layout or format. Nothing is validated.\n"
+	      "\n"
+	      "Options:\n"
+	      "  -o, --output json   output format (only json)\n"
+	      "  -h, --help          show this help\n"
+	      "\n"
+	      "Exit status: 0 rendered, 1 some file or blob could not be loaded,\n"
+	      "2 usage or I/O error.\n",
+	      f);
+}
 
 int fbc_cmd_render(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "fbcd render: not implemented yet\n");
-	return 2;
+	static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	fbc_catalog *cat = NULL;
+	fbc_diags diags;
+	fbc_error err;
+	int c, status = FBC_CLI_USAGE;
+
+	fbc_error_init(&err);
+	if (fbc_diags_init(&diags, 0)) {
+		fputs("fbcd render: out of memory\n", stderr);
+		return FBC_CLI_USAGE;
+	}
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (strcmp(optarg, "json") != 0) {
+				fprintf(stderr, "fbcd render: unknown output format '%s' (json)\n",
+					optarg);
+				goto done;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			status = FBC_CLI_OK;
+			goto done;
+		case ':':
+			fprintf(stderr, "fbcd render: option '%s' needs a value\n",
+				argv[optind - 1]);
+			usage(stderr);
+			goto done;
+		default:
+			fprintf(stderr, "fbcd render: unknown option '%s'\n", argv[optind - 1]);
+			usage(stderr);
+			goto done;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "fbcd render: expected one catalog directory, got %d arguments\n",
+			argc - optind);
+		usage(stderr);
+		goto done;
+	}
+	if ((status = fbc_cli_load(&cat, "render", argv[optind], &diags)))
+		goto done;
+	if (fbc_diags_count(&diags)) {
+		fbc_diags_sort(&diags);
+		fbc_cli_print_diags_text(stderr, &diags);
+		fprintf(stderr, "fbcd render: %s: %zu load error(s); nothing rendered\n",
+			argv[optind], fbc_diags_count(&diags) + diags.dropped);
+		status = FBC_CLI_INVALID;
+		goto done;
+	}
+	if (fbc_render_catalog(cat, fbc_cli_write_file, stdout, &err) || fflush(stdout) ||
+	    ferror(stdout)) {
+		fprintf(stderr, "fbcd render: %s: %s\n", err.where[0] ? err.where : "stdout",
+			err.message[0] ? err.message : "write failed");
+		status = FBC_CLI_USAGE;
+		goto done;
+	}
+	status = FBC_CLI_OK;
+done:
+	fbc_catalog_free(cat);
+	fbc_diags_dispose(&diags);
+	return status;
 }
