@@ -1,0 +1,180 @@
+/*
+ * The HTTP layer's core types: a request as handlers see it, the response
+ * they fill, the route table, and the libmicrohttpd server that runs them.
+ *
+ * Handlers never see libmicrohttpd: a request is a plain struct (method,
+ * decoded path, path parameters, query arguments, the few headers the API
+ * uses, the accumulated body) so that handlers can be unit-tested without a
+ * socket. Everything a handler allocates for one request comes from
+ * req->arena (json_t and buffers can be tied to it with fbc_arena_defer) and
+ * is freed when the response has been sent.
+ *
+ * Ownership: a response body is either copied (fbc_http_resp_*_copy), owned
+ * by the arena, or borrowed from a refcounted object released through
+ * resp->release when the response is done (used for cached catalog bytes).
+ * Thread-safety: the server runs handlers on a thread pool; a request and
+ * its arena belong to one thread. Route tables are read-only after start.
+ */
+#ifndef FBC_API_HTTP_H
+#define FBC_API_HTTP_H
+
+#include "service/base/arena.h"
+#include "service/base/buf.h"
+#include "service/base/error.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FBC_HTTP_MAX_PARAMS  8
+#define FBC_HTTP_MAX_QUERY   32
+#define FBC_HTTP_MAX_HEADERS 8
+#define FBC_HTTP_MAX_SEGMENT 512 /* one path segment, decoded */
+
+/* Scopes a bearer token may carry; a route requires at most one. */
+enum {
+	FBC_SCOPE_NONE = 0, /* no credentials needed (health, the API document) */
+	FBC_SCOPE_READ = 1,
+	FBC_SCOPE_WRITE = 2,
+	FBC_SCOPE_ADMIN = 4,
+};
+
+typedef struct fbc_http_kv {
+	const char *key;
+	const char *value;
+} fbc_http_kv;
+
+typedef struct fbc_http_req {
+	fbc_arena *arena;
+	const char *method;			 /* "GET", "HEAD", ... */
+	const char *path;			 /* without the query string */
+	fbc_http_kv params[FBC_HTTP_MAX_PARAMS]; /* from {name} in the route pattern */
+	size_t n_params;
+	fbc_http_kv query[FBC_HTTP_MAX_QUERY];
+	size_t n_query;
+	bool query_overflow; /* more arguments than FBC_HTTP_MAX_QUERY were sent */
+	/* The headers the API looks at; NULL when absent. */
+	const char *content_type;
+	const char *if_none_match;
+	const char *accept_encoding;
+	const char *authorization;
+	const char *body; /* NUL-terminated; NULL when there was none */
+	size_t body_len;
+	unsigned scopes; /* granted by the credentials presented (FBC_SCOPE_* bits) */
+	void *app;	 /* the application context given to the server */
+} fbc_http_req;
+
+typedef struct fbc_http_resp {
+	int status;
+	const char *content_type; /* static or arena string */
+	const char *etag;	  /* quoted entity tag, or NULL */
+	fbc_http_kv headers[FBC_HTTP_MAX_HEADERS];
+	size_t n_headers;
+	const char *body;
+	size_t body_len;
+	/* An already gzip-compressed variant of body (borrowed like body), or NULL. */
+	const char *body_gz;
+	size_t body_gz_len;
+	void (*release)(void *); /* called once the body is no longer needed */
+	void *release_ctx;
+	bool no_compress;
+} fbc_http_resp;
+
+/* Returns 0 when resp was filled (including problem responses); a negative
+ * code only for an internal failure that the server maps to a 500. */
+typedef int (*fbc_http_handler)(fbc_http_req *req, fbc_http_resp *resp);
+
+typedef struct fbc_http_route {
+	const char *method;  /* "GET" also answers HEAD */
+	const char *pattern; /* "/v1/catalogs/{catalog}/packages/{package}" */
+	fbc_http_handler fn;
+	unsigned scope;		  /* FBC_SCOPE_*: what a caller needs */
+	const char *operation_id; /* as in openapi.yaml */
+} fbc_http_route;
+
+/* ---- routing (http_router.c) ---- */
+
+/* Find the route for method and path; fills req->params. Returns the route,
+ * or NULL with *path_matched set when the path exists under another method
+ * (405) or unset for no route at all (404). Percent-decoding is already done
+ * by the server; a parameter never spans a '/'. */
+const fbc_http_route *fbc_http_route_match(const fbc_http_route *routes, size_t n,
+					   const char *method, const char *path, fbc_http_req *req,
+					   bool *path_matched);
+
+const char *fbc_http_param(const fbc_http_req *req, const char *name);
+const char *fbc_http_query(const fbc_http_req *req, const char *name);
+
+/* ---- responses (http_json.c) ---- */
+
+/* application/problem+json {type,title,status,detail,code}; detail printf-style. */
+int fbc_http_problem(fbc_http_resp *resp, fbc_http_req *req, int status, const char *code,
+		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Same, with extra members merged into the problem object (stolen reference). */
+int fbc_http_problem_ext(fbc_http_resp *resp, fbc_http_req *req, int status, const char *code,
+			 json_t *extra, const char *detail);
+/* Map an fbc_error to a problem (404 for ENOTFOUND, 409 ECONFLICT, ...). */
+int fbc_http_problem_from_error(fbc_http_resp *resp, fbc_http_req *req, const fbc_error *err);
+
+/* Serialise json (stolen) as the body, compact, with status. */
+int fbc_http_json(fbc_http_resp *resp, fbc_http_req *req, int status, json_t *json);
+/* A body the arena owns (or static bytes). */
+void fbc_http_body(fbc_http_resp *resp, int status, const char *content_type, const char *data,
+		   size_t len);
+void fbc_http_resp_header(fbc_http_resp *resp, const char *name, const char *value);
+
+/* Parse the body as a JSON object (bounded nesting); problems set on failure. */
+int fbc_http_read_json_object(json_t **out, fbc_http_req *req, fbc_http_resp *resp);
+
+/* ?limit= (default def, 1..max) and ?cursor= (opaque, NULL when absent).
+ * On a bad value fills a 400 problem and returns FBC_EINVAL. */
+int fbc_http_page_args(size_t *limit, const char **cursor, fbc_http_req *req, fbc_http_resp *resp,
+		       size_t def, size_t max);
+/* {"items": items, "next": next or null}; items stolen. */
+int fbc_http_list(fbc_http_resp *resp, fbc_http_req *req, json_t *items, const char *next);
+
+/* True when the request's If-None-Match names etag (or is "*"). */
+bool fbc_http_etag_matches(const char *if_none_match, const char *etag);
+
+/* Does Accept-Encoding allow gzip (q > 0)? */
+bool fbc_http_accepts_gzip(const char *accept_encoding);
+
+/* gzip-compress data into out (bounded by out->max). */
+int fbc_http_gzip(fbc_buf *out, const char *data, size_t len, fbc_error *err);
+
+/* ---- the server (http_server.c) ---- */
+
+typedef struct fbc_http_server fbc_http_server;
+
+/* Decides which scopes the Authorization header grants (0 when none or
+ * invalid; a negative code when the credential store is unavailable). */
+typedef int (*fbc_http_auth_fn)(void *app, const char *authorization, unsigned *scopes,
+				fbc_error *err);
+
+typedef struct fbc_http_server_opts {
+	const char *listen; /* "ADDR:PORT", "[v6]:PORT" or ":PORT" */
+	unsigned threads;   /* thread pool size (0 = number of CPUs, max 64) */
+	size_t max_body;    /* request body limit in bytes */
+	bool read_auth;	    /* reads need a token with the read scope */
+	fbc_http_auth_fn auth;
+	void *app;
+	const fbc_http_route *routes;
+	size_t n_routes;
+	bool access_log; /* one line per request on stderr */
+} fbc_http_server_opts;
+
+int fbc_http_server_start(fbc_http_server **out, const fbc_http_server_opts *opts, fbc_error *err);
+/* The port actually bound (useful with port 0). */
+unsigned fbc_http_server_port(const fbc_http_server *srv);
+/* Stop accepting, wait up to grace_ms for in-flight requests, then close. Accepts NULL. */
+void fbc_http_server_stop(fbc_http_server *srv, unsigned grace_ms);
+
+/* Run one request through routing, auth and the handler without a socket
+ * (the server does the same); used by unit tests. The caller fills req
+ * (arena, method, path, headers, body) and disposes resp with
+ * fbc_http_resp_dispose. */
+int fbc_http_dispatch(const fbc_http_server_opts *opts, fbc_http_req *req, fbc_http_resp *resp);
+void fbc_http_resp_dispose(fbc_http_resp *resp);
+
+#endif

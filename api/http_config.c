@@ -1,0 +1,407 @@
+/* `fbcd serve` configuration: YAML file, environment, flags. */
+#include "api/http_config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <yaml.h>
+
+#define MAX_CONFIG_BYTES (1u << 20)
+#define MAX_VALUE_BYTES	 4096
+
+void fbc_http_config_init(fbc_http_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->threads = 0;
+	c->max_body = 512u * 1024 * 1024;
+	c->pool_size = 16;
+}
+
+void fbc_http_config_dispose(fbc_http_config *c)
+{
+	if (!c)
+		return;
+	free(c->listen);
+	free(c->database_url);
+	free(c->data_dir);
+	free(c->config_file);
+	free(c->admin_token);
+	memset(c, 0, sizeof(*c));
+}
+
+static int set_str(char **slot, const char *value, const char *origin, const char *key,
+		   fbc_error *err)
+{
+	char *s;
+
+	if (strlen(value) > MAX_VALUE_BYTES)
+		return fbc_error_set(err, FBC_ELIMIT, origin, "%s: value longer than %u bytes", key,
+				     MAX_VALUE_BYTES);
+	s = strdup(value);
+	if (!s)
+		return fbc_error_set(err, FBC_ENOMEM, origin, "out of memory");
+	free(*slot);
+	*slot = s;
+	return 0;
+}
+
+static int parse_uint(unsigned long long *out, const char *value, unsigned long long min,
+		      unsigned long long max, const char *origin, const char *key, fbc_error *err)
+{
+	char *end = NULL;
+	unsigned long long v;
+
+	errno = 0;
+	if (value[0] < '0' || value[0] > '9')
+		goto bad;
+	v = strtoull(value, &end, 10);
+	if (errno || *end || v < min || v > max)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	return fbc_error_set(err, FBC_EINVAL, origin,
+			     "%s: '%s' is not an integer from %llu to %llu", key, value, min, max);
+}
+
+static int parse_bool(bool *out, const char *value, const char *origin, const char *key,
+		      fbc_error *err)
+{
+	if (!strcmp(value, "true") || !strcmp(value, "1") || !strcmp(value, "yes")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcmp(value, "false") || !strcmp(value, "0") || !strcmp(value, "no")) {
+		*out = false;
+		return 0;
+	}
+	return fbc_error_set(err, FBC_EINVAL, origin, "%s: '%s' is not true or false", key, value);
+}
+
+int fbc_http_config_set(fbc_http_config *c, const char *key, const char *value, const char *origin,
+			fbc_error *err)
+{
+	unsigned long long v;
+	int rc;
+
+	if (!strcmp(key, "listen"))
+		return set_str(&c->listen, value, origin, key, err);
+	if (!strcmp(key, "databaseURL")) {
+		if (value[0] == '\0') {
+			free(c->database_url);
+			c->database_url = NULL;
+			return 0;
+		}
+		return set_str(&c->database_url, value, origin, key, err);
+	}
+	if (!strcmp(key, "dataDir"))
+		return set_str(&c->data_dir, value, origin, key, err);
+	if (!strcmp(key, "adminToken"))
+		return set_str(&c->admin_token, value, origin, key, err);
+	if (!strcmp(key, "readAuth")) {
+		if (!strcmp(value, "open")) {
+			c->read_auth = false;
+			return 0;
+		}
+		if (!strcmp(value, "token")) {
+			c->read_auth = true;
+			return 0;
+		}
+		return fbc_error_set(err, FBC_EINVAL, origin,
+				     "%s: '%s' is neither 'open' nor 'token'", key, value);
+	}
+	if (!strcmp(key, "threads")) {
+		rc = parse_uint(&v, value, 0, 64, origin, key, err);
+		if (rc == 0)
+			c->threads = (unsigned)v;
+		return rc;
+	}
+	if (!strcmp(key, "maxBodyBytes")) {
+		rc = parse_uint(&v, value, 1024, 16ull << 30, origin, key, err);
+		if (rc == 0)
+			c->max_body = (size_t)v;
+		return rc;
+	}
+	if (!strcmp(key, "poolSize")) {
+		rc = parse_uint(&v, value, 1, 256, origin, key, err);
+		if (rc == 0)
+			c->pool_size = (unsigned)v;
+		return rc;
+	}
+	if (!strcmp(key, "accessLog"))
+		return parse_bool(&c->access_log, value, origin, key, err);
+	return fbc_error_set(err, FBC_EINVAL, origin, "unknown setting '%s'", key);
+}
+
+static int read_file(char **out, size_t *len, const char *path, fbc_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *data = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (!f)
+		return fbc_error_set(err, FBC_EIO, path, "cannot open: %s", strerror(errno));
+	data = malloc(MAX_CONFIG_BYTES + 1);
+	if (!data) {
+		rc = fbc_error_set(err, FBC_ENOMEM, path, "out of memory");
+		goto done;
+	}
+	n = fread(data, 1, MAX_CONFIG_BYTES + 1, f);
+	if (ferror(f)) {
+		rc = fbc_error_set(err, FBC_EIO, path, "cannot read: %s", strerror(errno));
+		goto done;
+	}
+	if (n > MAX_CONFIG_BYTES) {
+		rc = fbc_error_set(err, FBC_ELIMIT, path, "larger than %u bytes", MAX_CONFIG_BYTES);
+		goto done;
+	}
+	data[n] = '\0';
+	*out = data;
+	*len = n;
+	data = NULL;
+	rc = 0;
+done:
+	free(data);
+	fclose(f);
+	return rc;
+}
+
+int fbc_http_config_load_file(fbc_http_config *c, const char *path, fbc_error *err)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	bool have_parser = false, have_event = false;
+	char *data = NULL, *key = NULL;
+	size_t len = 0;
+	int rc, state = 0; /* 0 before mapping, 1 expect key, 2 expect value, 3 done */
+	char origin[FBC_ERROR_WHERE_MAX];
+
+	rc = read_file(&data, &len, path, err);
+	if (rc != 0)
+		goto done;
+	if (!yaml_parser_initialize(&parser)) {
+		rc = fbc_error_set(err, FBC_ENOMEM, path, "cannot initialise the YAML parser");
+		goto done;
+	}
+	have_parser = true;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
+	for (;;) {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			snprintf(origin, sizeof(origin), "%s:%zu", path,
+				 parser.problem_mark.line + 1);
+			rc = fbc_error_set(err, FBC_EPARSE, origin, "%s",
+					   parser.problem ? parser.problem : "YAML syntax error");
+			goto done;
+		}
+		have_event = true;
+		snprintf(origin, sizeof(origin), "%s:%zu", path, ev.start_mark.line + 1);
+		switch (ev.type) {
+		case YAML_STREAM_START_EVENT:
+		case YAML_DOCUMENT_START_EVENT:
+		case YAML_DOCUMENT_END_EVENT:
+			break;
+		case YAML_STREAM_END_EVENT:
+			rc = 0;
+			goto done;
+		case YAML_MAPPING_START_EVENT:
+			if (state != 0) {
+				rc = fbc_error_set(
+					err, FBC_EINVAL, origin, "%s%s%s: expected a scalar value",
+					key ? "key '" : "", key ? key : "", key ? "'" : "");
+				goto done;
+			}
+			state = 1;
+			break;
+		case YAML_MAPPING_END_EVENT:
+			state = 3;
+			break;
+		case YAML_SCALAR_EVENT: {
+			const char *s = (const char *)ev.data.scalar.value;
+			if (state == 1) {
+				free(key);
+				key = strdup(s);
+				if (!key) {
+					rc = fbc_error_set(err, FBC_ENOMEM, origin,
+							   "out of memory");
+					goto done;
+				}
+				state = 2;
+			} else if (state == 2) {
+				rc = fbc_http_config_set(c, key, s, origin, err);
+				if (rc != 0)
+					goto done;
+				state = 1;
+			} else if (state == 0 && s[0] == '\0') {
+				state = 3; /* an empty document */
+			} else {
+				rc = fbc_error_set(err, FBC_EINVAL, origin,
+						   "the configuration must be a mapping");
+				goto done;
+			}
+			break;
+		}
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_ALIAS_EVENT:
+		default:
+			rc = fbc_error_set(err, FBC_EINVAL, origin,
+					   "%s%s%s: expected a scalar value", key ? "key '" : "",
+					   key ? key : "", key ? "'" : "");
+			goto done;
+		}
+		yaml_event_delete(&ev);
+		have_event = false;
+	}
+done:
+	if (have_event)
+		yaml_event_delete(&ev);
+	if (have_parser)
+		yaml_parser_delete(&parser);
+	free(key);
+	free(data);
+	return rc;
+}
+
+static const struct {
+	const char *env, *key;
+} env_map[] = {
+	{"FBCD_LISTEN", "listen"},	    {"FBCD_DATABASE_URL", "databaseURL"},
+	{"FBCD_DATA_DIR", "dataDir"},	    {"FBCD_READ_AUTH", "readAuth"},
+	{"FBCD_ADMIN_TOKEN", "adminToken"}, {"FBCD_THREADS", "threads"},
+	{"FBCD_MAX_BODY", "maxBodyBytes"},  {"FBCD_POOL_SIZE", "poolSize"},
+	{"FBCD_ACCESS_LOG", "accessLog"},
+};
+
+int fbc_http_config_load_env(fbc_http_config *c, fbc_error *err)
+{
+	for (size_t i = 0; i < sizeof(env_map) / sizeof(env_map[0]); i++) {
+		const char *v = getenv(env_map[i].env);
+		if (!v)
+			continue;
+		int rc = fbc_http_config_set(c, env_map[i].key, v, env_map[i].env, err);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: fbcd serve [OPTIONS]\n\n"
+		"Run the catalog service: REST API over HTTP, catalogs stored in PostgreSQL.\n\n"
+		"  --listen ADDR:PORT     address to listen on (FBCD_LISTEN; 127.0.0.1:8080)\n"
+		"  --database-url URL     PostgreSQL URL (FBCD_DATABASE_URL); without one an\n"
+		"                         embedded cluster is started under the data dir\n"
+		"  --data-dir DIR         data directory (FBCD_DATA_DIR; ./fbcd-data)\n"
+		"  --config FILE          YAML configuration file (FBCD_CONFIG)\n"
+		"  --read-auth open|token reads are open or need a 'read' token (FBCD_READ_AUTH)\n"
+		"  --threads N            HTTP worker threads (FBCD_THREADS; 0 = CPUs)\n"
+		"  --max-body BYTES       request body limit (FBCD_MAX_BODY; 512 MiB)\n"
+		"  --pool-size N          database connections (FBCD_POOL_SIZE; 16)\n"
+		"  --access-log           log one line per request (FBCD_ACCESS_LOG)\n"
+		"  --print-routes         print the route table (METHOD PATH) and exit\n\n"
+		"FBCD_ADMIN_TOKEN seeds an admin token at start-up.\n"
+		"Signals: SIGTERM/SIGINT stop accepting, finish in-flight requests, exit.\n");
+}
+
+int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_error *err)
+{
+	static const struct option opts[] = {
+		{"listen", required_argument, NULL, 'l'},
+		{"database-url", required_argument, NULL, 'd'},
+		{"data-dir", required_argument, NULL, 'D'},
+		{"config", required_argument, NULL, 'c'},
+		{"read-auth", required_argument, NULL, 'r'},
+		{"threads", required_argument, NULL, 't'},
+		{"max-body", required_argument, NULL, 'm'},
+		{"pool-size", required_argument, NULL, 'p'},
+		{"access-log", no_argument, NULL, 'a'},
+		{"print-routes", no_argument, NULL, 'R'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *config_file = getenv("FBCD_CONFIG");
+	int ch, rc;
+
+	/* first pass: only --config and --help, so the file is applied before the env */
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (ch == 'c')
+			config_file = optarg;
+		else if (ch == 'h') {
+			usage(stdout);
+			return 1;
+		}
+	}
+	if (config_file && config_file[0]) {
+		rc = set_str(&c->config_file, config_file, "--config", "config", err);
+		if (rc != 0)
+			return rc;
+		rc = fbc_http_config_load_file(c, config_file, err);
+		if (rc != 0)
+			return rc;
+	}
+	rc = fbc_http_config_load_env(c, err);
+	if (rc != 0)
+		return rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		const char *key = NULL, *flag = NULL;
+		switch (ch) {
+		case 'l':
+			key = "listen", flag = "--listen";
+			break;
+		case 'd':
+			key = "databaseURL", flag = "--database-url";
+			break;
+		case 'D':
+			key = "dataDir", flag = "--data-dir";
+			break;
+		case 'r':
+			key = "readAuth", flag = "--read-auth";
+			break;
+		case 't':
+			key = "threads", flag = "--threads";
+			break;
+		case 'm':
+			key = "maxBodyBytes", flag = "--max-body";
+			break;
+		case 'p':
+			key = "poolSize", flag = "--pool-size";
+			break;
+		case 'a':
+			c->access_log = true;
+			break;
+		case 'R':
+			c->print_routes = true;
+			break;
+		case 'c':
+			break;
+		case ':':
+			return fbc_error_set(err, FBC_EINVAL, argv[optind - 1],
+					     "option needs an argument");
+		default:
+			return fbc_error_set(err, FBC_EINVAL, argv[optind - 1],
+					     "unknown option (see fbcd serve --help)");
+		}
+		if (key) {
+			rc = fbc_http_config_set(c, key, optarg, flag, err);
+			if (rc != 0)
+				return rc;
+		}
+	}
+	if (optind < argc)
+		return fbc_error_set(err, FBC_EINVAL, argv[optind], "unexpected argument");
+	if (!c->listen && (rc = set_str(&c->listen, "127.0.0.1:8080", "default", "listen", err)))
+		return rc;
+	if (!c->data_dir && (rc = set_str(&c->data_dir, "fbcd-data", "default", "dataDir", err)))
+		return rc;
+	return 0;
+}

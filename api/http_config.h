@@ -1,0 +1,59 @@
+/*
+ * Configuration of `fbcd serve`: defaults, then an optional YAML file, then
+ * environment variables, then command-line flags (later wins).
+ *
+ *   flag               env                 YAML key
+ *   --listen           FBCD_LISTEN         listen          ADDR:PORT (127.0.0.1:8080)
+ *   --database-url     FBCD_DATABASE_URL   databaseURL     libpq URL; none = embedded PostgreSQL
+ *   --data-dir         FBCD_DATA_DIR       dataDir         embedded cluster + temp files
+ *   --config           FBCD_CONFIG         -               the YAML file
+ *   --read-auth        FBCD_READ_AUTH      readAuth        open | token
+ *   (none)             FBCD_ADMIN_TOKEN    adminToken      seeded as an admin token
+ *   --threads          FBCD_THREADS        threads         HTTP thread pool size
+ *   --max-body         FBCD_MAX_BODY       maxBodyBytes    request body limit
+ *   --pool-size        FBCD_POOL_SIZE      poolSize        database connections
+ *   --access-log       FBCD_ACCESS_LOG     accessLog       true | false
+ *
+ * Errors name their origin: "FILE:LINE: key 'x': ..." for the YAML file,
+ * "FBCD_X: ..." for the environment, "--flag: ..." for flags.
+ * Ownership: every string is owned by the config (fbc_http_config_dispose).
+ * Not thread-safe; built once at start-up.
+ */
+#ifndef FBC_API_HTTP_CONFIG_H
+#define FBC_API_HTTP_CONFIG_H
+
+#include "service/base/error.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct fbc_http_config {
+	char *listen;
+	char *database_url; /* NULL: embedded PostgreSQL under data_dir */
+	char *data_dir;
+	char *config_file;
+	char *admin_token;
+	bool read_auth; /* reads need a token with the read scope */
+	unsigned threads;
+	size_t max_body;
+	unsigned pool_size;
+	bool access_log;
+	bool print_routes; /* --print-routes: list the route table and exit */
+} fbc_http_config;
+
+void fbc_http_config_init(fbc_http_config *c);
+void fbc_http_config_dispose(fbc_http_config *c);
+
+/* Set one setting by its YAML key name from text; origin prefixes errors. */
+int fbc_http_config_set(fbc_http_config *c, const char *key, const char *value, const char *origin,
+			fbc_error *err);
+/* Apply the YAML file at path (a mapping of scalar keys to scalar values). */
+int fbc_http_config_load_file(fbc_http_config *c, const char *path, fbc_error *err);
+/* Apply the FBCD_* variables from the environment. */
+int fbc_http_config_load_env(fbc_http_config *c, fbc_error *err);
+
+/* Full precedence chain for `fbcd serve ARGS`: defaults, --config/FBCD_CONFIG
+ * file, environment, flags. Returns 1 when --help was printed, 0 to run. */
+int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_error *err);
+
+#endif

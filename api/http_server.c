@@ -1,0 +1,424 @@
+/* The libmicrohttpd server: request lifecycle (arena, bounded body),
+ * routing, authentication, conditional requests, gzip, graceful stop. */
+#include "api/http.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define GZIP_MIN_BYTES 1400
+#define MAX_THREADS    64
+
+struct fbc_http_server {
+	struct MHD_Daemon *daemon;
+	fbc_http_server_opts opts;
+	atomic_long in_flight;
+	unsigned port;
+};
+
+struct req_state {
+	fbc_arena *arena;
+	fbc_buf body;
+	bool too_large;
+	bool answered; /* a response was queued before the body arrived */
+	fbc_http_resp resp;
+	struct timespec start;
+};
+
+void fbc_http_resp_dispose(fbc_http_resp *resp)
+{
+	if (resp && resp->release) {
+		resp->release(resp->release_ctx);
+		resp->release = NULL;
+	}
+}
+
+static bool scope_satisfies(unsigned granted, unsigned need)
+{
+	if (need == FBC_SCOPE_NONE)
+		return true;
+	if (granted & FBC_SCOPE_ADMIN)
+		return true;
+	if (need == FBC_SCOPE_READ)
+		return (granted & (FBC_SCOPE_READ | FBC_SCOPE_WRITE)) != 0;
+	return (granted & need) == need;
+}
+
+static const char *scope_name(unsigned s)
+{
+	switch (s) {
+	case FBC_SCOPE_READ:
+		return "read";
+	case FBC_SCOPE_WRITE:
+		return "write";
+	case FBC_SCOPE_ADMIN:
+		return "admin";
+	default:
+		return "none";
+	}
+}
+
+int fbc_http_dispatch(const fbc_http_server_opts *opts, fbc_http_req *req, fbc_http_resp *resp)
+{
+	bool path_matched = false;
+	const fbc_http_route *r;
+	int rc;
+
+	req->app = opts->app;
+	r = fbc_http_route_match(opts->routes, opts->n_routes, req->method, req->path, req,
+				 &path_matched);
+	if (!r) {
+		if (path_matched) {
+			fbc_http_resp_header(resp, "Allow", "GET, HEAD, POST, PUT, DELETE");
+			return fbc_http_problem(resp, req, 405, "method_not_allowed",
+						"%s is not allowed on %s", req->method, req->path);
+		}
+		return fbc_http_problem(resp, req, 404, "not_found", "no route for %s", req->path);
+	}
+	if (req->query_overflow)
+		return fbc_http_problem(resp, req, 400, "bad_request",
+					"too many query arguments (at most %d)",
+					FBC_HTTP_MAX_QUERY);
+
+	unsigned need = r->scope;
+	if (need == FBC_SCOPE_READ && !opts->read_auth)
+		need = FBC_SCOPE_NONE;
+	if (need != FBC_SCOPE_NONE || req->authorization) {
+		fbc_error err;
+		unsigned granted = 0;
+
+		fbc_error_init(&err);
+		if (req->authorization && opts->auth) {
+			rc = opts->auth(opts->app, req->authorization, &granted, &err);
+			if (rc != 0)
+				return fbc_http_problem_from_error(resp, req, &err);
+		}
+		req->scopes = granted;
+		if (need != FBC_SCOPE_NONE && !scope_satisfies(granted, need)) {
+			if (!req->authorization || granted == 0) {
+				fbc_http_resp_header(resp, "WWW-Authenticate",
+						     "Bearer realm=\"fbcd\"");
+				return fbc_http_problem(resp, req, 401, "unauthorized", "%s",
+							req->authorization
+								? "the bearer token is not valid"
+								: "a bearer token is required");
+			}
+			return fbc_http_problem(resp, req, 403, "forbidden",
+						"this operation needs a token with the '%s' scope",
+						scope_name(need));
+		}
+	}
+
+	rc = r->fn(req, resp);
+	if (rc != 0 || resp->status == 0) {
+		fbc_http_resp_dispose(resp);
+		memset(resp, 0, sizeof(*resp));
+		return fbc_http_problem(resp, req, 500, "internal",
+					"internal error (%s) while serving %s",
+					fbc_error_code_name(rc), req->path);
+	}
+	if (resp->status == 200 && resp->etag &&
+	    fbc_http_etag_matches(req->if_none_match, resp->etag)) {
+		resp->status = 304;
+		resp->body = NULL;
+		resp->body_len = 0;
+		resp->body_gz = NULL;
+		resp->body_gz_len = 0;
+	}
+	return 0;
+}
+
+static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+				   const char *value)
+{
+	fbc_http_req *req = cls;
+
+	(void)kind;
+	if (req->n_query >= FBC_HTTP_MAX_QUERY) {
+		req->query_overflow = true;
+		return MHD_NO;
+	}
+	req->query[req->n_query].key = key;
+	req->query[req->n_query].value = value ? value : "";
+	req->n_query++;
+	return MHD_YES;
+}
+
+static enum MHD_Result queue(struct fbc_http_server *srv, struct MHD_Connection *conn,
+			     fbc_http_req *req, struct req_state *st)
+{
+	fbc_http_resp *resp = &st->resp;
+	const char *body = resp->body;
+	size_t len = resp->body_len;
+	bool gz = false;
+	struct MHD_Response *mr;
+	enum MHD_Result ret;
+
+	if (resp->status != 304 && !resp->no_compress &&
+	    fbc_http_accepts_gzip(req->accept_encoding)) {
+		if (resp->body_gz) {
+			body = resp->body_gz;
+			len = resp->body_gz_len;
+			gz = true;
+		} else if (len >= GZIP_MIN_BYTES) {
+			fbc_buf *zb = fbc_arena_alloc(st->arena, sizeof(*zb));
+			fbc_error err;
+
+			if (zb) {
+				fbc_buf_init(zb, len + 1024);
+				if (fbc_http_gzip(zb, body, len, &err) == 0 &&
+				    fbc_arena_defer(st->arena, (void (*)(void *))fbc_buf_dispose,
+						    zb) == 0) {
+					body = zb->data;
+					len = zb->len;
+					gz = true;
+				} else {
+					fbc_buf_dispose(zb);
+				}
+			}
+		}
+	}
+	mr = MHD_create_response_from_buffer(len, (void *)(uintptr_t)(body ? body : ""),
+					     MHD_RESPMEM_PERSISTENT);
+	if (!mr)
+		return MHD_NO;
+	if (resp->content_type)
+		MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE, resp->content_type);
+	if (resp->etag)
+		MHD_add_response_header(mr, MHD_HTTP_HEADER_ETAG, resp->etag);
+	if (gz)
+		MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+	if (!resp->no_compress)
+		MHD_add_response_header(mr, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+	for (size_t i = 0; i < resp->n_headers; i++)
+		MHD_add_response_header(mr, resp->headers[i].key, resp->headers[i].value);
+	ret = MHD_queue_response(conn, (unsigned)resp->status, mr);
+	MHD_destroy_response(mr);
+	(void)srv;
+	return ret;
+}
+
+static void fill_headers(fbc_http_req *req, struct MHD_Connection *conn)
+{
+	req->content_type =
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	req->if_none_match =
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+	req->accept_encoding =
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	req->authorization =
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *upload_data,
+				  size_t *upload_data_size, void **con_cls)
+{
+	struct fbc_http_server *srv = cls;
+	struct req_state *st = *con_cls;
+	fbc_http_req req;
+
+	(void)version;
+	if (!st) {
+		st = calloc(1, sizeof(*st));
+		if (!st)
+			return MHD_NO;
+		if (fbc_arena_create(&st->arena, 16 * 1024) != 0) {
+			free(st);
+			return MHD_NO;
+		}
+		fbc_buf_init(&st->body, srv->opts.max_body);
+		clock_gettime(CLOCK_MONOTONIC, &st->start);
+		atomic_fetch_add(&srv->in_flight, 1);
+		*con_cls = st;
+		const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+							     MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if (cl) {
+			char *end = NULL;
+			unsigned long long n = strtoull(cl, &end, 10);
+			if (end && *end == '\0' && n > srv->opts.max_body)
+				st->too_large = true;
+		}
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		if (!st->too_large &&
+		    fbc_buf_append(&st->body, upload_data, *upload_data_size) != 0) {
+			st->too_large = true;
+			fbc_buf_dispose(&st->body);
+		}
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (st->answered)
+		return MHD_YES;
+	st->answered = true;
+
+	memset(&req, 0, sizeof(req));
+	req.arena = st->arena;
+	req.method = method;
+	req.path = url;
+	fill_headers(&req, conn);
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &req);
+	if (st->too_large) {
+		fbc_http_problem(&st->resp, &req, 413, "too_large",
+				 "the request body exceeds the limit of %zu bytes",
+				 srv->opts.max_body);
+	} else {
+		req.body = st->body.data;
+		req.body_len = st->body.len;
+		if (fbc_http_dispatch(&srv->opts, &req, &st->resp) != 0 && st->resp.status == 0)
+			return MHD_NO;
+	}
+	if (srv->opts.access_log) {
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		double ms = (double)(now.tv_sec - st->start.tv_sec) * 1e3 +
+			    (double)(now.tv_nsec - st->start.tv_nsec) / 1e6;
+		fprintf(stderr, "fbcd: %s %s %d %zu %.1fms\n", method, url, st->resp.status,
+			st->resp.body_len, ms);
+	}
+	return queue(srv, conn, &req, st);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct fbc_http_server *srv = cls;
+	struct req_state *st = *con_cls;
+
+	(void)conn;
+	(void)toe;
+	if (!st)
+		return;
+	fbc_http_resp_dispose(&st->resp);
+	fbc_buf_dispose(&st->body);
+	fbc_arena_free(st->arena);
+	free(st);
+	*con_cls = NULL;
+	atomic_fetch_sub(&srv->in_flight, 1);
+}
+
+/* "ADDR:PORT", "[V6]:PORT", ":PORT" or "PORT". */
+static int parse_listen(struct sockaddr_storage *ss, bool *v6, const char *listen, fbc_error *err)
+{
+	char host[256];
+	const char *colon = strrchr(listen, ':');
+	const char *port_s = colon ? colon + 1 : listen;
+	size_t hlen = colon ? (size_t)(colon - listen) : 0;
+	char *end = NULL;
+	unsigned long port;
+
+	memset(ss, 0, sizeof(*ss));
+	if (!*port_s || hlen >= sizeof(host))
+		goto bad;
+	port = strtoul(port_s, &end, 10);
+	if (*end || port > 65535)
+		goto bad;
+	memcpy(host, listen, hlen);
+	host[hlen] = '\0';
+	if (hlen >= 2 && host[0] == '[' && host[hlen - 1] == ']') {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+		host[hlen - 1] = '\0';
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		if (inet_pton(AF_INET6, host + 1, &s6->sin6_addr) != 1)
+			goto bad;
+		*v6 = true;
+		return 0;
+	}
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons((uint16_t)port);
+	*v6 = false;
+	if (hlen == 0 || strcmp(host, "0.0.0.0") == 0 || strcmp(host, "*") == 0) {
+		s4->sin_addr.s_addr = htonl(INADDR_ANY);
+		return 0;
+	}
+	if (strcmp(host, "localhost") == 0) {
+		s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		return 0;
+	}
+	if (inet_pton(AF_INET, host, &s4->sin_addr) != 1)
+		goto bad;
+	return 0;
+bad:
+	return fbc_error_set(err, FBC_EINVAL, "listen",
+			     "'%s' is not ADDR:PORT (IPv4, [IPv6] or empty address)", listen);
+}
+
+int fbc_http_server_start(fbc_http_server **out, const fbc_http_server_opts *opts, fbc_error *err)
+{
+	struct fbc_http_server *srv = NULL;
+	struct sockaddr_storage ss;
+	bool v6 = false;
+	unsigned threads = opts->threads;
+	int rc;
+
+	rc = parse_listen(&ss, &v6, opts->listen ? opts->listen : "127.0.0.1:8080", err);
+	if (rc != 0)
+		goto done;
+	if (threads == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		threads = n > 0 ? (unsigned)n : 4;
+	}
+	if (threads > MAX_THREADS)
+		threads = MAX_THREADS;
+	srv = calloc(1, sizeof(*srv));
+	if (!srv) {
+		rc = fbc_error_set(err, FBC_ENOMEM, "server", "out of memory");
+		goto done;
+	}
+	srv->opts = *opts;
+	atomic_init(&srv->in_flight, 0);
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
+			 MHD_USE_ERROR_LOG | MHD_USE_TURBO | (v6 ? MHD_USE_IPv6 : 0);
+	srv->daemon = MHD_start_daemon(
+		flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
+		srv, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
+		MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_END);
+	if (!srv->daemon) {
+		rc = fbc_error_set(err, FBC_EIO, "listen", "cannot listen on %s",
+				   opts->listen ? opts->listen : "127.0.0.1:8080");
+		goto done;
+	}
+	const union MHD_DaemonInfo *info =
+		MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	srv->port = info ? info->port : 0;
+	*out = srv;
+	srv = NULL;
+	rc = 0;
+done:
+	free(srv);
+	return rc;
+}
+
+unsigned fbc_http_server_port(const fbc_http_server *srv)
+{
+	return srv->port;
+}
+
+void fbc_http_server_stop(fbc_http_server *srv, unsigned grace_ms)
+{
+	if (!srv)
+		return;
+	MHD_socket fd = MHD_quiesce_daemon(srv->daemon);
+	if (fd != MHD_INVALID_SOCKET)
+		close(fd);
+	for (unsigned waited = 0; waited < grace_ms && atomic_load(&srv->in_flight) > 0;
+	     waited += 10) {
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	MHD_stop_daemon(srv->daemon);
+	free(srv);
+}
