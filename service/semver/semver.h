@@ -5,7 +5,7 @@
  *    versions (bundle versions), ParseTolerant (classic resolver), and
  *    ParseRange (skipRange; olm.package.required versionRange in classic).
  *  - Masterminds/semver v3 (resolver.md §4.2): the v1 `versionRange` of a
- *    request; `,` lists, x/X/* wildcards, ~, ^, ||, hyphen ranges, and its
+ *    request; `,` lists, x, X and * wildcards, ~, ^, ||, hyphen ranges, and its
  *    pre-release rules.
  *  - OLM releases (model.NewRelease): `olm.package.release`.
  *
@@ -23,6 +23,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Input bounds: longer strings fail with FBC_ELIMIT. */
+#define FBC_SEMVER_VERSION_MAX	    1024 /* bytes in a version string */
+#define FBC_SEMVER_RANGE_MAX	    4096 /* bytes in a range string */
+#define FBC_SEMVER_RANGE_TERMS_MAX  256	 /* comparators in one range, after expansion */
+#define FBC_SEMVER_RANGE_GROUPS_MAX 64	 /* ||-separated groups in one range */
 
 typedef struct fbc_semver {
 	uint64_t major, minor, patch;
