@@ -1,2 +1,0 @@
-/* placeholder: module under construction */
-extern int fbc_placeholder_db;
