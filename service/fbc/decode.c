@@ -1,2 +1,1055 @@
-/* placeholder: module under construction */
-extern int fbc_placeholder_fbc_decode_c;
+/*
+ * Typed decoding of metas into the catalog model (rules L10, L11, L12) and
+ * the Go encoding/json imitation shared with validate.c (internal.h).
+ */
+#include "service/fbc/internal.h"
+#include "service/fbc/model.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ------------------------------------------------------------------ */
+/* Go type tables                                                      */
+
+#define F(n, t)      \
+	{            \
+		n, t \
+	}
+#define END                \
+	{                  \
+		NULL, NULL \
+	}
+
+static const fbc_gt_type t_raw = {FBC_GT_ANY, "json.RawMessage", NULL, NULL};
+static const fbc_gt_type t_string = {FBC_GT_STRING, "string", NULL, NULL};
+static const fbc_gt_type t_bool = {FBC_GT_BOOL, "bool", NULL, NULL};
+static const fbc_gt_type t_int32 = {FBC_GT_INT, "int32", NULL, NULL};
+static const fbc_gt_type t_bytes = {FBC_GT_BYTES, "[]uint8", NULL, NULL};
+static const fbc_gt_type t_strings = {FBC_GT_ARRAY, "[]string", &t_string, NULL};
+static const fbc_gt_type t_strmap = {FBC_GT_MAP, "map[string]string", &t_string, NULL};
+
+static const fbc_gt_field f_property[] = {F("type", &t_string), F("value", &t_raw), END};
+static const fbc_gt_type t_property = {FBC_GT_STRUCT, "property.Property", NULL, f_property};
+static const fbc_gt_type t_properties = {FBC_GT_ARRAY, "[]property.Property", &t_property, NULL};
+
+static const fbc_gt_field f_icon[] = {F("base64data", &t_bytes), F("mediatype", &t_string), END};
+static const fbc_gt_type t_icon = {FBC_GT_STRUCT, "declcfg.Icon", NULL, f_icon};
+
+static const fbc_gt_field f_package[] = {F("schema", &t_string),
+					 F("name", &t_string),
+					 F("defaultChannel", &t_string),
+					 F("icon", &t_icon),
+					 F("description", &t_string),
+					 F("properties", &t_properties),
+					 END};
+const fbc_gt_type fbc_gt_package = {FBC_GT_STRUCT, "declcfg.Package", NULL, f_package};
+
+static const fbc_gt_field f_entry[] = {F("name", &t_string), F("replaces", &t_string),
+				       F("skips", &t_strings), F("skipRange", &t_string), END};
+static const fbc_gt_type t_entry = {FBC_GT_STRUCT, "declcfg.ChannelEntry", NULL, f_entry};
+static const fbc_gt_type t_entries = {FBC_GT_ARRAY, "[]declcfg.ChannelEntry", &t_entry, NULL};
+static const fbc_gt_field f_channel[] = {F("schema", &t_string),	 F("name", &t_string),
+					 F("package", &t_string),	 F("entries", &t_entries),
+					 F("properties", &t_properties), END};
+const fbc_gt_type fbc_gt_channel = {FBC_GT_STRUCT, "declcfg.Channel", NULL, f_channel};
+
+static const fbc_gt_field f_related[] = {F("name", &t_string), F("image", &t_string), END};
+static const fbc_gt_type t_related = {FBC_GT_STRUCT, "declcfg.RelatedImage", NULL, f_related};
+static const fbc_gt_type t_relateds = {FBC_GT_ARRAY, "[]declcfg.RelatedImage", &t_related, NULL};
+static const fbc_gt_field f_bundle[] = {F("schema", &t_string),
+					F("name", &t_string),
+					F("package", &t_string),
+					F("image", &t_string),
+					F("properties", &t_properties),
+					F("relatedImages", &t_relateds),
+					END};
+const fbc_gt_type fbc_gt_bundle = {FBC_GT_STRUCT, "declcfg.Bundle", NULL, f_bundle};
+
+static const fbc_gt_field f_ref[] = {F("schema", &t_string), F("name", &t_string), END};
+static const fbc_gt_type t_ref = {FBC_GT_STRUCT, "declcfg.PackageScopedReference", NULL, f_ref};
+static const fbc_gt_field f_depentry[] = {F("reference", &t_ref), F("message", &t_string), END};
+static const fbc_gt_type t_depentry = {FBC_GT_STRUCT, "declcfg.DeprecationEntry", NULL, f_depentry};
+static const fbc_gt_type t_depentries = {FBC_GT_ARRAY, "[]declcfg.DeprecationEntry", &t_depentry,
+					 NULL};
+static const fbc_gt_field f_deprecation[] = {F("schema", &t_string), F("package", &t_string),
+					     F("entries", &t_depentries), END};
+const fbc_gt_type fbc_gt_deprecation = {FBC_GT_STRUCT, "declcfg.Deprecation", NULL, f_deprecation};
+
+/* alpha/property types */
+static const fbc_gt_field f_ppackage[] = {F("packageName", &t_string), F("version", &t_string),
+					  F("release", &t_string), END};
+const fbc_gt_type fbc_gt_prop_package = {FBC_GT_STRUCT, "property.Package", NULL, f_ppackage};
+static const fbc_gt_field f_preq[] = {F("packageName", &t_string), F("versionRange", &t_string),
+				      END};
+const fbc_gt_type fbc_gt_prop_package_required = {FBC_GT_STRUCT, "property.PackageRequired", NULL,
+						  f_preq};
+static const fbc_gt_field f_gvk[] = {F("group", &t_string), F("kind", &t_string),
+				     F("version", &t_string), END};
+const fbc_gt_type fbc_gt_prop_gvk = {FBC_GT_STRUCT, "property.GVK", NULL, f_gvk};
+static const fbc_gt_type t_prop_gvk_required = {FBC_GT_STRUCT, "property.GVKRequired", NULL, f_gvk};
+static const fbc_gt_field f_bobj[] = {F("data", &t_bytes), END};
+const fbc_gt_type fbc_gt_prop_bundle_object = {FBC_GT_STRUCT, "property.BundleObject", NULL,
+					       f_bobj};
+static const fbc_gt_field f_pchannel[] = {F("channelName", &t_string), END};
+const fbc_gt_type fbc_gt_prop_channel = {FBC_GT_STRUCT, "property.Channel", NULL, f_pchannel};
+
+/* olm.csv.metadata: the operator-framework/api v1alpha1 types it embeds. */
+static const fbc_gt_field f_resref[] = {F("name", &t_string), F("kind", &t_string),
+					F("version", &t_string), END};
+static const fbc_gt_type t_resref = {FBC_GT_STRUCT, "v1alpha1.APIResourceReference", NULL,
+				     f_resref};
+static const fbc_gt_type t_resrefs = {FBC_GT_ARRAY, "[]v1alpha1.APIResourceReference", &t_resref,
+				      NULL};
+static const fbc_gt_field f_descr[] = {F("path", &t_string),	    F("displayName", &t_string),
+				       F("description", &t_string), F("x-descriptors", &t_strings),
+				       F("value", &t_raw),	    END};
+static const fbc_gt_type t_statusd = {FBC_GT_STRUCT, "v1alpha1.StatusDescriptor", NULL, f_descr};
+static const fbc_gt_type t_statusds = {FBC_GT_ARRAY, "[]v1alpha1.StatusDescriptor", &t_statusd,
+				       NULL};
+static const fbc_gt_type t_specd = {FBC_GT_STRUCT, "v1alpha1.SpecDescriptor", NULL, f_descr};
+static const fbc_gt_type t_specds = {FBC_GT_ARRAY, "[]v1alpha1.SpecDescriptor", &t_specd, NULL};
+static const fbc_gt_field f_actd[] = {F("path", &t_string), F("displayName", &t_string),
+				      F("description", &t_string), F("x-descriptors", &t_strings),
+				      END};
+static const fbc_gt_type t_actd = {FBC_GT_STRUCT, "v1alpha1.ActionDescriptor", NULL, f_actd};
+static const fbc_gt_type t_actds = {FBC_GT_ARRAY, "[]v1alpha1.ActionDescriptor", &t_actd, NULL};
+static const fbc_gt_field f_crdd[] = {F("name", &t_string),
+				      F("version", &t_string),
+				      F("kind", &t_string),
+				      F("displayName", &t_string),
+				      F("description", &t_string),
+				      F("resources", &t_resrefs),
+				      F("statusDescriptors", &t_statusds),
+				      F("specDescriptors", &t_specds),
+				      F("actionDescriptors", &t_actds),
+				      END};
+static const fbc_gt_type t_crdd = {FBC_GT_STRUCT, "v1alpha1.CRDDescription", NULL, f_crdd};
+static const fbc_gt_type t_crdds = {FBC_GT_ARRAY, "[]v1alpha1.CRDDescription", &t_crdd, NULL};
+static const fbc_gt_field f_crds[] = {F("owned", &t_crdds), F("required", &t_crdds), END};
+static const fbc_gt_type t_crds = {FBC_GT_STRUCT, "v1alpha1.CustomResourceDefinitions", NULL,
+				   f_crds};
+static const fbc_gt_field f_apisd[] = {F("name", &t_string),
+				       F("group", &t_string),
+				       F("version", &t_string),
+				       F("kind", &t_string),
+				       F("deploymentName", &t_string),
+				       F("containerPort", &t_int32),
+				       F("displayName", &t_string),
+				       F("description", &t_string),
+				       F("resources", &t_resrefs),
+				       F("statusDescriptors", &t_statusds),
+				       F("specDescriptors", &t_specds),
+				       F("actionDescriptors", &t_actds),
+				       END};
+static const fbc_gt_type t_apisd = {FBC_GT_STRUCT, "v1alpha1.APIServiceDescription", NULL, f_apisd};
+static const fbc_gt_type t_apisds = {FBC_GT_ARRAY, "[]v1alpha1.APIServiceDescription", &t_apisd,
+				     NULL};
+static const fbc_gt_field f_apis[] = {F("owned", &t_apisds), F("required", &t_apisds), END};
+static const fbc_gt_type t_apis = {FBC_GT_STRUCT, "v1alpha1.APIServiceDefinitions", NULL, f_apis};
+static const fbc_gt_field f_imode[] = {F("type", &t_string), F("supported", &t_bool), END};
+static const fbc_gt_type t_imode = {FBC_GT_STRUCT, "v1alpha1.InstallMode", NULL, f_imode};
+static const fbc_gt_type t_imodes = {FBC_GT_ARRAY, "[]v1alpha1.InstallMode", &t_imode, NULL};
+static const fbc_gt_field f_link[] = {F("name", &t_string), F("url", &t_string), END};
+static const fbc_gt_type t_link = {FBC_GT_STRUCT, "v1alpha1.AppLink", NULL, f_link};
+static const fbc_gt_type t_links = {FBC_GT_ARRAY, "[]v1alpha1.AppLink", &t_link, NULL};
+static const fbc_gt_field f_maint[] = {F("name", &t_string), F("email", &t_string), END};
+static const fbc_gt_type t_maint = {FBC_GT_STRUCT, "v1alpha1.Maintainer", NULL, f_maint};
+static const fbc_gt_type t_maints = {FBC_GT_ARRAY, "[]v1alpha1.Maintainer", &t_maint, NULL};
+static const fbc_gt_field f_mgvk[] = {F("group", &t_string), F("version", &t_string),
+				      F("kind", &t_string), END};
+static const fbc_gt_type t_mgvk = {FBC_GT_STRUCT, "v1.GroupVersionKind", NULL, f_mgvk};
+static const fbc_gt_type t_mgvks = {FBC_GT_ARRAY, "[]v1.GroupVersionKind", &t_mgvk, NULL};
+static const fbc_gt_field f_csvmeta[] = {F("annotations", &t_strmap),
+					 F("apiServiceDefinitions", &t_apis),
+					 F("crdDescriptions", &t_crds),
+					 F("description", &t_string),
+					 F("displayName", &t_string),
+					 F("installModes", &t_imodes),
+					 F("keywords", &t_strings),
+					 F("labels", &t_strmap),
+					 F("links", &t_links),
+					 F("maintainers", &t_maints),
+					 F("maturity", &t_string),
+					 F("minKubeVersion", &t_string),
+					 F("nativeAPIs", &t_mgvks),
+					 F("provider", &t_link),
+					 END};
+const fbc_gt_type fbc_gt_prop_csv_metadata = {FBC_GT_STRUCT, "property.CSVMetadata", NULL,
+					      f_csvmeta};
+
+const fbc_gt_type *fbc_gt_for_property(const char *type)
+{
+	if (strcmp(type, "olm.package") == 0)
+		return &fbc_gt_prop_package;
+	if (strcmp(type, "olm.package.required") == 0)
+		return &fbc_gt_prop_package_required;
+	if (strcmp(type, "olm.gvk") == 0)
+		return &fbc_gt_prop_gvk;
+	if (strcmp(type, "olm.gvk.required") == 0)
+		return &t_prop_gvk_required;
+	if (strcmp(type, "olm.bundle.object") == 0)
+		return &fbc_gt_prop_bundle_object;
+	if (strcmp(type, "olm.csv.metadata") == 0)
+		return &fbc_gt_prop_csv_metadata;
+	if (strcmp(type, "olm.channel") == 0)
+		return &fbc_gt_prop_channel;
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Go encoding/json imitation                                          */
+
+typedef struct gt_ctx {
+	const char *structname; /* innermost struct (short name), NULL at the top */
+	char path[512];
+	size_t plen;
+	fbc_buf *msg;
+} gt_ctx;
+
+static const char *json_kind(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		return "string";
+	case JSON_INTEGER:
+	case JSON_REAL:
+		return "number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "bool";
+	case JSON_ARRAY:
+		return "array";
+	case JSON_OBJECT:
+		return "object";
+	default:
+		return "null";
+	}
+}
+
+static const char *short_name(const char *goname)
+{
+	const char *dot = strrchr(goname, '.');
+
+	return dot ? dot + 1 : goname;
+}
+
+static int type_error(gt_ctx *c, const char *value, const fbc_gt_type *t)
+{
+	int rc;
+
+	if (c->structname)
+		rc = fbc_buf_printf(
+			c->msg, "json: cannot unmarshal %s into Go struct field %s.%s of type %s",
+			value, c->structname, c->path, t->goname);
+	else
+		rc = fbc_buf_printf(c->msg, "json: cannot unmarshal %s into Go value of type %s",
+				    value, t->goname);
+	return rc ? rc : 1;
+}
+
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Object keys in sorted order (malloc'd array of borrowed keys). */
+static const char **sorted_keys(const json_t *obj, size_t *n_out)
+{
+	size_t n = json_object_size(obj), i = 0;
+	const char **keys = malloc((n ? n : 1) * sizeof(*keys));
+	const char *k;
+	json_t *v;
+
+	if (!keys)
+		return NULL;
+	json_object_foreach((json_t *)obj, k, v)
+	{
+		(void)v;
+		keys[i++] = k;
+	}
+	qsort(keys, i, sizeof(*keys), cmp_cstr);
+	*n_out = i;
+	return keys;
+}
+
+static const fbc_gt_field *find_field(const fbc_gt_type *t, const char *key)
+{
+	const fbc_gt_field *f;
+
+	for (f = t->fields; f->name; f++) {
+		if (strcmp(f->name, key) == 0)
+			return f;
+	}
+	for (f = t->fields; f->name; f++) {
+		if (strcasecmp(f->name, key) == 0)
+			return f;
+	}
+	return NULL;
+}
+
+static int check(const fbc_gt_type *t, const json_t *v, gt_ctx *c, int depth);
+
+static int check_struct(const fbc_gt_type *t, const json_t *v, gt_ctx *c, int depth)
+{
+	const char **keys = NULL;
+	size_t n = 0, i;
+	int rc = 0;
+
+	keys = sorted_keys(v, &n);
+	if (!keys)
+		return FBC_ENOMEM;
+	for (i = 0; i < n && rc == 0; i++) {
+		const fbc_gt_field *f = find_field(t, keys[i]);
+		const char *saved_struct = c->structname;
+		size_t saved_len = c->plen, fl;
+
+		if (!f)
+			continue;
+		fl = strlen(f->name);
+		if (c->plen + fl + 2 < sizeof(c->path)) {
+			if (c->plen)
+				c->path[c->plen++] = '.';
+			memcpy(c->path + c->plen, f->name, fl + 1);
+			c->plen += fl;
+		}
+		c->structname = short_name(t->goname);
+		rc = check(f->type, json_object_get(v, keys[i]), c, depth + 1);
+		c->structname = saved_struct;
+		c->plen = saved_len;
+		c->path[c->plen] = '\0';
+	}
+	free(keys);
+	return rc;
+}
+
+static int check(const fbc_gt_type *t, const json_t *v, gt_ctx *c, int depth)
+{
+	size_t i, bad;
+	int rc;
+
+	if (!v || json_is_null(v) || t->kind == FBC_GT_ANY)
+		return 0;
+	if (depth > 64)
+		return 0; /* the tables are not that deep; defensive only */
+	switch (t->kind) {
+	case FBC_GT_STRING:
+		return json_is_string(v) ? 0 : type_error(c, json_kind(v), t);
+	case FBC_GT_BOOL:
+		return json_is_boolean(v) ? 0 : type_error(c, json_kind(v), t);
+	case FBC_GT_INT:
+		if (json_is_integer(v))
+			return 0;
+		if (json_is_real(v)) {
+			double d = json_real_value(v);
+			char num[64];
+
+			if (d == (double)(long long)d)
+				return 0;
+			snprintf(num, sizeof(num), "number %g", d);
+			return type_error(c, num, t);
+		}
+		return type_error(c, json_kind(v), t);
+	case FBC_GT_BYTES:
+		if (!json_is_string(v))
+			return type_error(c, json_kind(v), t);
+		rc = fbc_base64_decode(NULL, NULL, &bad, json_string_value(v),
+				       json_string_length(v));
+		if (rc == FBC_EPARSE) {
+			rc = fbc_buf_printf(c->msg, "illegal base64 data at input byte %zu", bad);
+			return rc ? rc : 1;
+		}
+		return rc;
+	case FBC_GT_ARRAY:
+		if (!json_is_array(v))
+			return type_error(c, json_kind(v), t);
+		for (i = 0; i < json_array_size(v); i++) {
+			if ((rc = check(t->elem, json_array_get(v, i), c, depth + 1)))
+				return rc;
+		}
+		return 0;
+	case FBC_GT_MAP: {
+		const char **keys;
+		size_t n = 0;
+
+		if (!json_is_object(v))
+			return type_error(c, json_kind(v), t);
+		keys = sorted_keys(v, &n);
+		if (!keys)
+			return FBC_ENOMEM;
+		rc = 0;
+		for (i = 0; i < n && rc == 0; i++)
+			rc = check(t->elem, json_object_get(v, keys[i]), c, depth + 1);
+		free(keys);
+		return rc;
+	}
+	case FBC_GT_STRUCT:
+		if (!json_is_object(v))
+			return type_error(c, json_kind(v), t);
+		return check_struct(t, v, c, depth);
+	default:
+		return 0;
+	}
+}
+
+int fbc_gt_check(const fbc_gt_type *t, const json_t *v, fbc_buf *msg)
+{
+	gt_ctx c;
+
+	memset(&c, 0, sizeof(c));
+	c.msg = msg;
+	return check(t, v, &c, 0);
+}
+
+static json_t *member(const json_t *obj, const char *name, bool allow_null)
+{
+	const char *k, *best_key = NULL;
+	json_t *v, *best = NULL;
+
+	if (!obj || !json_is_object(obj))
+		return NULL;
+	v = json_object_get(obj, name);
+	if (v && json_object_size(obj) == 1)
+		return (!allow_null && json_is_null(v)) ? NULL : v;
+	json_object_foreach((json_t *)obj, k, v)
+	{
+		if (strcasecmp(k, name) != 0 || (!allow_null && json_is_null(v)))
+			continue;
+		if (!best_key || strcmp(k, best_key) > 0) {
+			best_key = k;
+			best = v;
+		}
+	}
+	return best;
+}
+
+json_t *fbc_gt_get(const json_t *obj, const char *name)
+{
+	return member(obj, name, false);
+}
+
+const char *fbc_gt_get_str(const json_t *obj, const char *name)
+{
+	json_t *v = member(obj, name, false);
+
+	return json_is_string(v) ? json_string_value(v) : "";
+}
+
+/* ------------------------------------------------------------------ */
+/* base64 (a port of Go's decodeQuantum for StdEncoding)               */
+
+static int b64val(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+int fbc_base64_decode(unsigned char **out, size_t *out_len, size_t *bad_at, const char *s,
+		      size_t len)
+{
+	const unsigned char *src = (const unsigned char *)s;
+	unsigned char *dst = NULL;
+	size_t si = 0, n = 0;
+
+	if (out) {
+		dst = malloc(len / 4 * 3 + 4);
+		if (!dst)
+			return FBC_ENOMEM;
+	}
+	for (;;) {
+		unsigned char dbuf[4] = {0, 0, 0, 0};
+		int j, dlen = 4;
+		bool done = false;
+		size_t err_at = SIZE_MAX;
+
+		for (j = 0; j < 4; j++) {
+			unsigned char in;
+			int val;
+
+			if (si == len) {
+				if (j == 0) {
+					done = true;
+					dlen = 0;
+					break;
+				}
+				err_at = si - (size_t)j;
+				goto fail;
+			}
+			in = src[si++];
+			val = b64val(in);
+			if (val >= 0) {
+				dbuf[j] = (unsigned char)val;
+				continue;
+			}
+			if (in == '\n' || in == '\r') {
+				j--;
+				continue;
+			}
+			if (in != '=') {
+				err_at = si - 1;
+				goto fail;
+			}
+			/* padding */
+			if (j == 0 || j == 1) {
+				err_at = si - 1;
+				goto fail;
+			}
+			if (j == 2) {
+				while (si < len && (src[si] == '\n' || src[si] == '\r'))
+					si++;
+				if (si == len) {
+					err_at = len;
+					goto fail;
+				}
+				if (src[si] != '=') {
+					err_at = si - 1;
+					goto fail;
+				}
+				si++;
+			}
+			while (si < len && (src[si] == '\n' || src[si] == '\r'))
+				si++;
+			if (si < len) {
+				err_at = si;
+				goto fail;
+			}
+			dlen = j;
+			done = true;
+			break;
+		}
+		if (dlen > 0) {
+			unsigned val = (unsigned)dbuf[0] << 18 | (unsigned)dbuf[1] << 12 |
+				       (unsigned)dbuf[2] << 6 | dbuf[3];
+
+			if (dst) {
+				dst[n] = (unsigned char)(val >> 16);
+				if (dlen > 2)
+					dst[n + 1] = (unsigned char)(val >> 8);
+				if (dlen > 3)
+					dst[n + 2] = (unsigned char)val;
+			}
+			n += (size_t)dlen - 1;
+		}
+		if (done)
+			break;
+		continue;
+	fail:
+		free(dst);
+		if (bad_at)
+			*bad_at = err_at;
+		return FBC_EPARSE;
+	}
+	if (dst) {
+		dst[n] = '\0';
+		*out = dst;
+	}
+	if (out_len)
+		*out_len = n;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Go %q and compact JSON                                              */
+
+int fbc_buf_put_goquote(fbc_buf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	int rc = fbc_buf_putc(b, '"');
+
+	for (; *s && rc == 0; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		switch (c) {
+		case '"':
+			rc = fbc_buf_puts(b, "\\\"");
+			break;
+		case '\\':
+			rc = fbc_buf_puts(b, "\\\\");
+			break;
+		case '\n':
+			rc = fbc_buf_puts(b, "\\n");
+			break;
+		case '\r':
+			rc = fbc_buf_puts(b, "\\r");
+			break;
+		case '\t':
+			rc = fbc_buf_puts(b, "\\t");
+			break;
+		default:
+			if (c < 0x20 || c == 0x7f) {
+				char e[5] = {'\\', 'x', hex[c >> 4], hex[c & 15], 0};
+
+				rc = fbc_buf_puts(b, e);
+			} else {
+				rc = fbc_buf_putc(b, (char)c);
+			}
+		}
+	}
+	return rc ? rc : fbc_buf_putc(b, '"');
+}
+
+const char *fbc_goquote(char *dst, size_t size, const char *s)
+{
+	fbc_buf b;
+
+	fbc_buf_init(&b, size > 1 ? size - 1 : 1);
+	if (fbc_buf_put_goquote(&b, s) == 0 && b.data) {
+		snprintf(dst, size, "%s", b.data);
+	} else {
+		/* Too long for the message: cut it, keep it quoted. */
+		snprintf(dst, size, "\"%.*s...\"", size > 8 ? (int)(size - 8) : 0, s);
+	}
+	fbc_buf_dispose(&b);
+	return dst;
+}
+
+const char *fbc_json_compact(fbc_arena *a, const json_t *v, size_t *len_out)
+{
+	char *txt = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	const char *r = NULL;
+	size_t n;
+
+	if (!txt)
+		return NULL;
+	n = strlen(txt);
+	r = fbc_arena_strndup(a, txt, n);
+	free(txt);
+	if (r && len_out)
+		*len_out = n;
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Typed decoding of metas                                             */
+
+typedef struct dctx {
+	fbc_catalog *cat;
+	const fbc_meta *meta;
+	fbc_diags *diags;
+	fbc_loc loc;
+	fbc_error *err;
+} dctx;
+
+static int finding(dctx *d, const char *code, const char *pkg, const char *bundle, const char *fmt,
+		   ...) __attribute__((format(printf, 5, 6)));
+static int finding(dctx *d, const char *code, const char *pkg, const char *bundle, const char *fmt,
+		   ...)
+{
+	va_list ap;
+	int rc;
+
+	if (!d->diags)
+		return 0;
+	va_start(ap, fmt);
+	rc = fbc_diags_vadd(d->diags, code, &d->loc, pkg, NULL, bundle, fmt, ap);
+	va_end(ap);
+	return rc ? fbc_error_set(d->err, rc, NULL, "recording a finding: out of memory") : 0;
+}
+
+static int oom(dctx *d)
+{
+	return fbc_error_set(d->err, FBC_ENOMEM, d->loc.file, "out of memory decoding a blob");
+}
+
+/* An arena copy of a string field; "" (static) when empty. */
+static const char *dup_str(dctx *d, const char *s)
+{
+	if (!s || !*s)
+		return "";
+	return fbc_arena_strdup(d->cat->arena, s);
+}
+
+#define DUP(d, var, s)                            \
+	do {                                      \
+		if (!((var) = dup_str((d), (s)))) \
+			return oom(d);            \
+	} while (0)
+
+static int intern_file(dctx *d)
+{
+	const char *f = d->meta->loc.file;
+	char *copy;
+	void *v;
+
+	d->loc.line = d->meta->loc.line;
+	d->loc.file = NULL;
+	if (!f)
+		return 0;
+	v = fbc_strmap_get(&d->cat->files, f);
+	if (v) {
+		d->loc.file = v;
+		return 0;
+	}
+	copy = fbc_arena_strdup(d->cat->arena, f);
+	if (!copy || fbc_strmap_add(&d->cat->files, copy, copy) < 0)
+		return oom(d);
+	d->loc.file = copy;
+	return 0;
+}
+
+/* The typed check (L10): records "parse <what>: <go error>" and returns 1
+ * when the blob does not decode; decoding then goes on best-effort so that
+ * later rules still see the rest of the blob. */
+static int typed_check(dctx *d, const fbc_gt_type *t, const char *what, const char *pkg)
+{
+	fbc_buf msg;
+	int rc;
+
+	fbc_buf_init(&msg, 4096);
+	rc = fbc_gt_check(t, d->meta->blob, &msg);
+	if (rc == 1)
+		rc = finding(d, "L10", pkg && *pkg ? pkg : NULL, NULL, "parse %s: %s", what,
+			     msg.data ? msg.data : "invalid");
+	else if (rc < 0 && rc != FBC_ELIMIT)
+		rc = oom(d);
+	else
+		rc = 0;
+	fbc_buf_dispose(&msg);
+	return rc;
+}
+
+static int decode_properties(dctx *d, const json_t *arr, fbc_property **out, size_t *n_out)
+{
+	size_t n = json_array_size(arr), i, k = 0;
+	fbc_property *props;
+
+	*out = NULL;
+	*n_out = 0;
+	if (!json_is_array(arr) || n == 0)
+		return 0;
+	props = fbc_arena_calloc(d->cat->arena, n, sizeof(*props));
+	if (!props)
+		return oom(d);
+	for (i = 0; i < n; i++) {
+		const json_t *p = json_array_get(arr, i);
+		json_t *val;
+
+		if (!json_is_object(p))
+			continue;
+		DUP(d, props[k].type, fbc_gt_get_str(p, "type"));
+		val = member(p, "value", true);
+		if (val) {
+			props[k].value = fbc_json_compact(d->cat->arena, val, &props[k].value_len);
+			if (!props[k].value)
+				return oom(d);
+		}
+		k++;
+	}
+	*out = props;
+	*n_out = k;
+	return 0;
+}
+
+static int push_ptr(dctx *d, fbc_vec *v, void *p)
+{
+	void **slot = fbc_vec_push(v);
+
+	if (!slot)
+		return oom(d);
+	*slot = p;
+	return 0;
+}
+
+static int decode_package(dctx *d)
+{
+	const json_t *blob = d->meta->blob;
+	fbc_package *p = fbc_arena_calloc(d->cat->arena, 1, sizeof(*p));
+	json_t *icon;
+	int rc;
+
+	if (!p)
+		return oom(d);
+	DUP(d, p->name, fbc_gt_get_str(blob, "name"));
+	if ((rc = typed_check(d, &fbc_gt_package, "package", p->name)))
+		return rc;
+	DUP(d, p->default_channel, fbc_gt_get_str(blob, "defaultChannel"));
+	DUP(d, p->description, fbc_gt_get_str(blob, "description"));
+	icon = fbc_gt_get(blob, "icon");
+	if (json_is_object(icon)) {
+		DUP(d, p->icon_data, fbc_gt_get_str(icon, "base64data"));
+		DUP(d, p->icon_mediatype, fbc_gt_get_str(icon, "mediatype"));
+	}
+	if ((rc = decode_properties(d, fbc_gt_get(blob, "properties"), &p->properties,
+				    &p->n_properties)))
+		return rc;
+	p->loc = d->loc;
+	return push_ptr(d, &d->cat->packages, p);
+}
+
+static int decode_channel(dctx *d)
+{
+	const json_t *blob = d->meta->blob, *entries;
+	fbc_channel *c = fbc_arena_calloc(d->cat->arena, 1, sizeof(*c));
+	size_t i, n;
+	int rc;
+
+	if (!c)
+		return oom(d);
+	DUP(d, c->name, fbc_gt_get_str(blob, "name"));
+	DUP(d, c->package, fbc_gt_get_str(blob, "package"));
+	if ((rc = typed_check(d, &fbc_gt_channel, "channel", c->package)))
+		return rc;
+	entries = fbc_gt_get(blob, "entries");
+	n = json_is_array(entries) ? json_array_size(entries) : 0;
+	if (n) {
+		c->entries = fbc_arena_calloc(d->cat->arena, n, sizeof(*c->entries));
+		if (!c->entries)
+			return oom(d);
+	}
+	for (i = 0; i < n; i++) {
+		const json_t *e = json_array_get(entries, i), *skips;
+		fbc_channel_entry *ce = &c->entries[c->n_entries];
+		size_t j, ns;
+
+		if (!json_is_object(e))
+			continue;
+		DUP(d, ce->name, fbc_gt_get_str(e, "name"));
+		DUP(d, ce->replaces, fbc_gt_get_str(e, "replaces"));
+		DUP(d, ce->skip_range, fbc_gt_get_str(e, "skipRange"));
+		skips = fbc_gt_get(e, "skips");
+		ns = json_is_array(skips) ? json_array_size(skips) : 0;
+		if (ns) {
+			ce->skips = fbc_arena_calloc(d->cat->arena, ns, sizeof(*ce->skips));
+			if (!ce->skips)
+				return oom(d);
+		}
+		for (j = 0; j < ns; j++) {
+			const json_t *s = json_array_get(skips, j);
+
+			if (json_is_string(s))
+				DUP(d, ce->skips[ce->n_skips++], json_string_value(s));
+		}
+		c->n_entries++;
+	}
+	if ((rc = decode_properties(d, fbc_gt_get(blob, "properties"), &c->properties,
+				    &c->n_properties)))
+		return rc;
+	c->loc = d->loc;
+	return push_ptr(d, &d->cat->channels, c);
+}
+
+static bool has_json_prefix(const unsigned char *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r' ||
+			 p[i] == '\v' || p[i] == '\f'))
+		i++;
+	return i < n && p[i] == '{';
+}
+
+/* L11: every olm.bundle.object must be {"data": base64} whose bytes convert
+ * from YAML to JSON; the first ClusterServiceVersion becomes csv_json. */
+static int read_bundle_objects(dctx *d, fbc_bundle *b)
+{
+	const json_t *props = fbc_gt_get(d->meta->blob, "properties");
+	size_t i, n = json_is_array(props) ? json_array_size(props) : 0;
+	const char *pkg = *b->package ? b->package : NULL;
+	int rc = 0;
+
+	for (i = 0; i < n && rc == 0; i++) {
+		const json_t *p = json_array_get(props, i);
+		json_t *val, *obj = NULL;
+		unsigned char *data = NULL;
+		size_t len = 0, bad = 0;
+		fbc_buf msg;
+		fbc_error e;
+		char qp[256], qb[256];
+
+		if (!json_is_object(p) || strcmp(fbc_gt_get_str(p, "type"), "olm.bundle.object"))
+			continue;
+		b->n_bundle_objects++;
+		fbc_goquote(qp, sizeof(qp), b->package);
+		fbc_goquote(qb, sizeof(qb), b->name);
+		val = member(p, "value", true);
+		if (!val) {
+			rc = finding(
+				d, "L11", pkg, b->name,
+				"read bundle objects: package %s, bundle %s: parse property at "
+				"index %zu as bundle object: unexpected end of JSON input",
+				qp, qb, i);
+			continue;
+		}
+		fbc_buf_init(&msg, 4096);
+		rc = fbc_gt_check(&fbc_gt_prop_bundle_object, val, &msg);
+		if (rc == 1)
+			rc = finding(
+				d, "L11", pkg, b->name,
+				"read bundle objects: package %s, bundle %s: parse property at "
+				"index %zu as bundle object: %s",
+				qp, qb, i, msg.data ? msg.data : "invalid");
+		fbc_buf_dispose(&msg);
+		if (rc) {
+			rc = rc < 0 ? oom(d) : rc;
+			continue;
+		}
+		if (json_is_string(fbc_gt_get(val, "data"))) {
+			json_t *s = fbc_gt_get(val, "data");
+
+			rc = fbc_base64_decode(&data, &len, &bad, json_string_value(s),
+					       json_string_length(s));
+			if (rc)
+				return oom(d); /* parse errors were caught by the check */
+		}
+		fbc_error_init(&e);
+		if (data && has_json_prefix(data, len)) {
+			/* opm passes such bytes through unchecked; only the CSV look-up
+			 * below needs them to parse. */
+			obj = json_loadb((const char *)data, len, 0, NULL);
+		} else if (fbc_yaml_to_json(&obj, data ? (const char *)data : "", len,
+					    &d->cat->limits, &e) != 0) {
+			obj = NULL;
+			rc = finding(d, "L11", pkg, b->name,
+				     "read bundle objects: package %s, bundle %s: convert bundle "
+				     "object property at index %zu to JSON: %s",
+				     qp, qb, i, e.message);
+		}
+		free(data);
+		if (obj && !b->csv_json && json_is_object(obj) &&
+		    json_is_string(json_object_get(obj, "kind")) &&
+		    strcmp(json_string_value(json_object_get(obj, "kind")),
+			   "ClusterServiceVersion") == 0) {
+			b->csv_json = fbc_json_compact(d->cat->arena, obj, NULL);
+			if (!b->csv_json)
+				rc = oom(d);
+		}
+		json_decref(obj);
+	}
+	return rc;
+}
+
+static int decode_bundle(dctx *d)
+{
+	const json_t *blob = d->meta->blob, *rel;
+	fbc_bundle *b = fbc_arena_calloc(d->cat->arena, 1, sizeof(*b));
+	size_t i, n;
+	int rc;
+
+	if (!b)
+		return oom(d);
+	DUP(d, b->name, fbc_gt_get_str(blob, "name"));
+	DUP(d, b->package, fbc_gt_get_str(blob, "package"));
+	if ((rc = typed_check(d, &fbc_gt_bundle, "bundle", b->package)))
+		return rc;
+	DUP(d, b->image, fbc_gt_get_str(blob, "image"));
+	if ((rc = decode_properties(d, fbc_gt_get(blob, "properties"), &b->properties,
+				    &b->n_properties)))
+		return rc;
+	rel = fbc_gt_get(blob, "relatedImages");
+	n = json_is_array(rel) ? json_array_size(rel) : 0;
+	if (n) {
+		b->related_images = fbc_arena_calloc(d->cat->arena, n, sizeof(*b->related_images));
+		if (!b->related_images)
+			return oom(d);
+	}
+	for (i = 0; i < n; i++) {
+		const json_t *r = json_array_get(rel, i);
+		fbc_related_image *ri = &b->related_images[b->n_related_images];
+
+		if (!json_is_object(r))
+			continue;
+		DUP(d, ri->name, fbc_gt_get_str(r, "name"));
+		DUP(d, ri->image, fbc_gt_get_str(r, "image"));
+		b->n_related_images++;
+	}
+	b->loc = d->loc;
+	b->version = "";
+	b->release = "";
+	if ((rc = read_bundle_objects(d, b)))
+		return rc;
+	return push_ptr(d, &d->cat->bundles, b);
+}
+
+static int decode_deprecation(dctx *d)
+{
+	const json_t *blob = d->meta->blob, *entries;
+	fbc_deprecation *x = fbc_arena_calloc(d->cat->arena, 1, sizeof(*x));
+	size_t i, n;
+	int rc;
+
+	if (!x)
+		return oom(d);
+	DUP(d, x->package, fbc_gt_get_str(blob, "package"));
+	if ((rc = typed_check(d, &fbc_gt_deprecation, "deprecation", x->package)))
+		return rc;
+	entries = fbc_gt_get(blob, "entries");
+	n = json_is_array(entries) ? json_array_size(entries) : 0;
+	if (n) {
+		x->entries = fbc_arena_calloc(d->cat->arena, n, sizeof(*x->entries));
+		if (!x->entries)
+			return oom(d);
+	}
+	for (i = 0; i < n; i++) {
+		const json_t *e = json_array_get(entries, i), *ref;
+		fbc_deprecation_entry *de = &x->entries[x->n_entries];
+
+		if (!json_is_object(e))
+			continue;
+		ref = fbc_gt_get(e, "reference");
+		DUP(d, de->schema, fbc_gt_get_str(ref, "schema"));
+		DUP(d, de->name, fbc_gt_get_str(ref, "name"));
+		DUP(d, de->message, fbc_gt_get_str(e, "message"));
+		x->n_entries++;
+	}
+	x->loc = d->loc;
+	return push_ptr(d, &d->cat->deprecations, x);
+}
+
+static int decode_other(dctx *d)
+{
+	fbc_other *o = fbc_arena_calloc(d->cat->arena, 1, sizeof(*o));
+
+	if (!o)
+		return oom(d);
+	DUP(d, o->schema, d->meta->schema);
+	DUP(d, o->package, d->meta->package);
+	DUP(d, o->name, d->meta->name);
+	o->blob = fbc_json_compact(d->cat->arena, d->meta->blob, &o->blob_len);
+	if (!o->blob)
+		return oom(d);
+	o->loc = d->loc;
+	return push_ptr(d, &d->cat->others, o);
+}
+
+int fbc_catalog_add_meta(fbc_catalog *cat, const fbc_meta *meta, fbc_diags *diags, fbc_error *err)
+{
+	dctx d;
+	int rc;
+
+	if (!cat || !meta || !meta->schema || !meta->blob)
+		return fbc_error_set(err, FBC_EINVAL, NULL, "add_meta: missing catalog or meta");
+	if (cat->linked)
+		return fbc_error_set(err, FBC_EINVAL, NULL,
+				     "add_meta: the catalog is already linked (read-only)");
+	memset(&d, 0, sizeof(d));
+	d.cat = cat;
+	d.meta = meta;
+	d.diags = diags;
+	d.err = err;
+	if ((rc = intern_file(&d)))
+		return rc;
+	if (!json_is_object(meta->blob))
+		return fbc_error_set(err, FBC_EINVAL, d.loc.file,
+				     "add_meta: the blob is not an object");
+	if (strcmp(meta->schema, "olm.package") == 0)
+		return decode_package(&d);
+	if (strcmp(meta->schema, "olm.channel") == 0)
+		return decode_channel(&d);
+	if (strcmp(meta->schema, "olm.bundle") == 0)
+		return decode_bundle(&d);
+	if (strcmp(meta->schema, "olm.deprecations") == 0)
+		return decode_deprecation(&d);
+	return decode_other(&d);
+}

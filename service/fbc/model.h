@@ -154,6 +154,7 @@ typedef struct fbc_catalog {
 	size_t n_sorted_packages;
 	bool linked;
 	fbc_load_limits limits;
+	fbc_strmap files; /* interned blob file names (keys and values in the arena) */
 } fbc_catalog;
 
 #define FBC_CATALOG_AT(vec, type, i) (((type **)(vec).items)[(i)])

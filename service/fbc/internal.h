@@ -1,0 +1,84 @@
+/*
+ * Private helpers shared by the files of service/fbc (not part of the
+ * module's API; nothing outside service/fbc includes this header).
+ *
+ * gotype: a small table-driven imitation of Go's encoding/json typed
+ * decoding, enough to reproduce opm's verdicts and messages for the typed
+ * FBC blobs (L10) and bundle properties (C11): case-insensitive field names
+ * (exact match first), unknown fields ignored, null leaves the zero value,
+ * a JSON type mismatch is an error naming the Go struct field, []byte
+ * fields are standard padded base64.
+ *
+ * All functions are pure (no global state) and thread-safe.
+ */
+#ifndef FBC_FBC_INTERNAL_H
+#define FBC_FBC_INTERNAL_H
+
+#include "service/base/buf.h"
+#include "service/fbc/model.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum fbc_gt_kind {
+	FBC_GT_ANY,    /* interface{} or json.RawMessage: anything goes */
+	FBC_GT_STRING, /* string */
+	FBC_GT_BOOL,   /* bool */
+	FBC_GT_INT,    /* int */
+	FBC_GT_BYTES,  /* []byte: base64 string */
+	FBC_GT_ARRAY,  /* []elem */
+	FBC_GT_STRUCT, /* struct with fields */
+	FBC_GT_MAP,    /* map[string]elem */
+} fbc_gt_kind;
+
+typedef struct fbc_gt_field fbc_gt_field;
+
+typedef struct fbc_gt_type {
+	fbc_gt_kind kind;
+	const char *goname; /* "string", "[]string", "declcfg.ChannelEntry" */
+	const struct fbc_gt_type *elem;
+	const fbc_gt_field *fields; /* STRUCT: terminated by a NULL name */
+} fbc_gt_type;
+
+struct fbc_gt_field {
+	const char *name; /* JSON name */
+	const fbc_gt_type *type;
+};
+
+/* Well-known types. */
+extern const fbc_gt_type fbc_gt_package, fbc_gt_channel, fbc_gt_bundle, fbc_gt_deprecation;
+extern const fbc_gt_type fbc_gt_prop_package, fbc_gt_prop_package_required, fbc_gt_prop_gvk,
+	fbc_gt_prop_bundle_object, fbc_gt_prop_csv_metadata, fbc_gt_prop_channel;
+
+/* Check v against t the way json.Unmarshal would. Returns 0 when it decodes,
+ * 1 with the Go error text appended to msg when it does not, <0 on OOM. */
+int fbc_gt_check(const fbc_gt_type *t, const json_t *v, fbc_buf *msg);
+
+/* The property type table of property.Parse: the Go type a property value
+ * of this type decodes into, or NULL for json.RawMessage (anything). */
+const fbc_gt_type *fbc_gt_for_property(const char *type);
+
+/* Go encoding/json field look-up: the value of the member whose name equals
+ * `name` ignoring ASCII case; when several match, the one that sorts last
+ * (opm re-serialises blobs with sorted keys, so the last one wins), skipping
+ * nulls. NULL when absent or null. */
+json_t *fbc_gt_get(const json_t *obj, const char *name);
+/* The string value of fbc_gt_get, or "" when absent or not a string. */
+const char *fbc_gt_get_str(const json_t *obj, const char *name);
+
+/* Go base64.StdEncoding.DecodeString (CR and LF skipped). On success *out
+ * (malloc'd, NUL-terminated) and *out_len; on failure returns FBC_EPARSE and
+ * *bad_at is the input byte Go reports. FBC_ENOMEM on OOM. */
+int fbc_base64_decode(unsigned char **out, size_t *out_len, size_t *bad_at, const char *s,
+		      size_t len);
+
+/* Append s as a Go %q string. */
+int fbc_buf_put_goquote(fbc_buf *b, const char *s);
+/* Go %q into a static-size buffer (truncated): for messages. */
+const char *fbc_goquote(char *dst, size_t size, const char *s);
+
+/* Compact JSON (keys sorted) of v into the arena; NULL on OOM. */
+const char *fbc_json_compact(fbc_arena *a, const json_t *v, size_t *len_out);
+
+#endif
