@@ -1,2 +1,599 @@
-/* placeholder: module under construction */
-extern int fbc_placeholder_load_load_c;
+/*
+ * fbc_load_dir: walk (§1.1), .indexignore (§1.2), then parse files on a
+ * small thread pool while the calling thread delivers findings and metas
+ * in walk order. Workers run at most `window` files ahead of delivery, so
+ * memory holds a bounded number of parsed files, never the whole catalog.
+ */
+#include "service/load/ignore.h"
+#include "service/load/internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_THREADS 16
+
+typedef struct entry {
+	char *rel;	  /* slash-separated, relative to the root */
+	char *abs;	  /* path to open */
+	char *finding;	  /* non-NULL: not a loadable file, report this (L1) */
+	const char *code; /* of the finding */
+	size_t size;	  /* from stat, for max_total_bytes */
+	fbc_vec items;	  /* of fbc_load_item, filled by the parser */
+	int rc;		  /* FBC_ENOMEM from the parser */
+	bool done;
+} entry;
+
+typedef struct walk {
+	const char *root_real;
+	size_t root_real_len;
+	fbc_vec entries; /* of entry, in walk order */
+	fbc_ignore *ig;
+	const fbc_load_limits *lim;
+	size_t seen; /* entries found, to stop a runaway walk */
+	fbc_error *err;
+} walk;
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int add_entry(walk *w, const char *rel, const char *abs, size_t size, const char *code,
+		     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static int add_entry(walk *w, const char *rel, const char *abs, size_t size, const char *code,
+		     const char *fmt, ...)
+{
+	entry *e = fbc_vec_push(&w->entries);
+
+	if (e == NULL)
+		return fbc_error_set(w->err, FBC_ENOMEM, rel, "out of memory");
+	fbc_vec_init(&e->items, sizeof(fbc_load_item));
+	e->size = size;
+	e->rel = strdup(rel);
+	e->abs = strdup(abs);
+	if (e->rel == NULL || e->abs == NULL)
+		return fbc_error_set(w->err, FBC_ENOMEM, rel, "out of memory");
+	if (fmt != NULL) {
+		va_list ap;
+		va_start(ap, fmt);
+		if (vasprintf(&e->finding, fmt, ap) < 0)
+			e->finding = NULL;
+		va_end(ap);
+		if (e->finding == NULL)
+			return fbc_error_set(w->err, FBC_ENOMEM, rel, "out of memory");
+		e->code = code;
+	}
+	return 0;
+}
+
+/* Read a whole file into a malloc'd buffer of at most max bytes. Returns 0,
+ * FBC_ELIMIT, FBC_EIO (errno kept) or FBC_ENOMEM. */
+static int read_file(char **out, size_t *out_len, const char *path, size_t max, bool *is_dir)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	char *buf = NULL;
+	size_t cap, len = 0;
+	int rc = 0, saved;
+
+	*is_dir = false;
+	if (fd < 0)
+		return FBC_EIO;
+	if (fstat(fd, &st) != 0) {
+		rc = FBC_EIO;
+		goto done;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		*is_dir = true;
+		errno = EISDIR;
+		rc = FBC_EIO;
+		goto done;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		rc = FBC_EIO;
+		goto done;
+	}
+	if ((size_t)st.st_size > max) {
+		rc = FBC_ELIMIT;
+		goto done;
+	}
+	cap = (size_t)st.st_size + 1;
+	buf = malloc(cap + 1);
+	if (buf == NULL) {
+		rc = FBC_ENOMEM;
+		goto done;
+	}
+	for (;;) {
+		ssize_t n;
+		if (len == cap) {
+			char *nb;
+			if (cap > max) {
+				rc = FBC_ELIMIT; /* the file grew past the limit */
+				goto done;
+			}
+			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+			nb = realloc(buf, cap + 1);
+			if (nb == NULL) {
+				rc = FBC_ENOMEM;
+				goto done;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = FBC_EIO;
+			goto done;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len > max) {
+		rc = FBC_ELIMIT;
+		goto done;
+	}
+	buf[len] = 0;
+	*out = buf;
+	*out_len = len;
+	buf = NULL;
+done:
+	saved = errno;
+	free(buf);
+	close(fd);
+	errno = saved;
+	return rc;
+}
+
+static int add_ignore_file(walk *w, const char *dir_rel, const char *abs)
+{
+	char *data = NULL;
+	size_t len = 0;
+	bool is_dir;
+	int rc = read_file(&data, &len, abs, w->lim->max_file_bytes, &is_dir);
+
+	if (rc == FBC_ENOMEM)
+		return fbc_error_set(w->err, rc, abs, "out of memory");
+	if (rc != 0)
+		return 0; /* an unreadable .indexignore adds no patterns */
+	rc = fbc_ignore_add_file(w->ig, dir_rel, data, len, w->err);
+	free(data);
+	return rc;
+}
+
+static bool inside_root(const walk *w, const char *real)
+{
+	return strncmp(real, w->root_real, w->root_real_len) == 0 &&
+	       (real[w->root_real_len] == '/' || real[w->root_real_len] == 0 ||
+		(w->root_real_len == 1 && w->root_real[0] == '/'));
+}
+
+static int walk_dir(walk *w, const char *abs, const char *rel)
+{
+	DIR *d = opendir(abs);
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	int rc = 0;
+
+	if (d == NULL)
+		return add_entry(w, rel[0] ? rel : ".", abs, 0, "L1", "open %s: %s",
+				 rel[0] ? rel : ".", strerror(errno));
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 32;
+			char **nn = realloc(names, ncap * sizeof(*nn));
+			if (nn == NULL) {
+				rc = fbc_error_set(w->err, FBC_ENOMEM, abs, "out of memory");
+				goto done;
+			}
+			names = nn;
+			cap = ncap;
+		}
+		names[n] = strdup(de->d_name);
+		if (names[n] == NULL) {
+			rc = fbc_error_set(w->err, FBC_ENOMEM, abs, "out of memory");
+			goto done;
+		}
+		n++;
+	}
+	qsort(names, n, sizeof(*names), cmp_names);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		char *cabs = NULL, *crel = NULL;
+		struct stat st;
+
+		if (asprintf(&cabs, "%s/%s", abs, names[i]) < 0)
+			cabs = NULL;
+		if (asprintf(&crel, "%s%s%s", rel, rel[0] ? "/" : "", names[i]) < 0)
+			crel = NULL;
+		if (cabs == NULL || crel == NULL) {
+			rc = fbc_error_set(w->err, FBC_ENOMEM, abs, "out of memory");
+		} else if (++w->seen > w->lim->max_files * 4 + 1024) {
+			/* a tree this large is refused before it exhausts memory */
+			rc = add_entry(w, crel, cabs, 0, "LIMIT",
+				       "the tree has more than %zu entries (max_files limit)",
+				       w->lim->max_files * 4 + 1024);
+			w->seen = SIZE_MAX / 2;
+			free(cabs);
+			free(crel);
+			break;
+		} else if (lstat(cabs, &st) != 0) {
+			rc = add_entry(w, crel, cabs, 0, "L1", "stat %s: %s", crel,
+				       strerror(errno));
+		} else if (S_ISDIR(st.st_mode)) {
+			rc = walk_dir(w, cabs, crel);
+		} else if (S_ISLNK(st.st_mode)) {
+			char *real = realpath(cabs, NULL);
+			struct stat tst;
+			if (real == NULL) {
+				rc = add_entry(w, crel, cabs, 0, "L1", "open %s: %s", crel,
+					       strerror(errno));
+			} else if (!inside_root(w, real)) {
+				rc = add_entry(w, crel, cabs, 0, "L1",
+					       "open %s: symlink resolves outside the catalog root",
+					       crel);
+			} else if (stat(real, &tst) != 0) {
+				rc = add_entry(w, crel, cabs, 0, "L1", "open %s: %s", crel,
+					       strerror(errno));
+			} else if (S_ISDIR(tst.st_mode)) {
+				rc = add_entry(w, crel, cabs, 0, "L1", "read %s: is a directory",
+					       crel);
+			} else if (strcmp(names[i], ".indexignore") == 0) {
+				rc = add_ignore_file(w, rel, real);
+			} else {
+				rc = add_entry(w, crel, real, (size_t)tst.st_size, NULL, NULL);
+			}
+			free(real);
+		} else if (strcmp(names[i], ".indexignore") == 0) {
+			rc = add_ignore_file(w, rel, cabs);
+		} else if (!S_ISREG(st.st_mode)) {
+			rc = add_entry(w, crel, cabs, 0, "L1", "read %s: not a regular file", crel);
+		} else {
+			rc = add_entry(w, crel, cabs, (size_t)st.st_size, NULL, NULL);
+		}
+		free(cabs);
+		free(crel);
+	}
+done:
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	closedir(d);
+	return rc;
+}
+
+/* Parse one entry into its items (any thread). */
+static void parse_entry(entry *e, const fbc_load_limits *lim)
+{
+	char *data = NULL;
+	size_t len = 0;
+	bool is_dir = false;
+	int rc;
+
+	if (e->finding != NULL) {
+		e->rc = fbc_load_item_finding(&e->items, e->code, 0, "%s", e->finding);
+		return;
+	}
+	rc = read_file(&data, &len, e->abs, lim->max_file_bytes, &is_dir);
+	if (rc == FBC_ELIMIT) {
+		e->rc = fbc_load_item_finding(&e->items, "LIMIT", 0,
+					      "file exceeds the max_file_bytes limit (%zu)",
+					      lim->max_file_bytes);
+	} else if (rc == FBC_EIO) {
+		e->rc = fbc_load_item_finding(&e->items, "L1", 0, "read %s: %s", e->rel,
+					      is_dir ? "is a directory" : strerror(errno));
+	} else if (rc != 0) {
+		e->rc = rc;
+	} else {
+		e->rc = fbc_load_parse_data(&e->items, data, len, lim);
+	}
+	free(data);
+}
+
+typedef struct deliver {
+	fbc_meta_fn fn;
+	void *ctx;
+	fbc_diags *diags;
+	const fbc_load_limits *lim;
+	size_t blobs;
+	bool stop;
+	fbc_error *err;
+} deliver;
+
+/* Hand one file's items to diags and the callback, in order. */
+static int deliver_items(deliver *dv, const char *file, fbc_vec *items)
+{
+	for (size_t i = 0; i < items->len; i++) {
+		fbc_load_item *it = FBC_VEC_AT(items, fbc_load_item, i);
+		fbc_loc loc = {file, it->line};
+		int rc;
+
+		if (it->blob == NULL) {
+			if (dv->diags != NULL && fbc_diags_add(dv->diags, it->code, &loc, NULL,
+							       NULL, NULL, "%s", it->message) != 0)
+				return fbc_error_set(dv->err, FBC_ENOMEM, file, "out of memory");
+			continue;
+		}
+		if (++dv->blobs > dv->lim->max_blobs) {
+			dv->stop = true;
+			if (dv->diags != NULL &&
+			    fbc_diags_add(dv->diags, "LIMIT", &loc, NULL, NULL, NULL,
+					  "the catalog has more than %zu objects (max_blobs limit)",
+					  dv->lim->max_blobs) != 0)
+				return fbc_error_set(dv->err, FBC_ENOMEM, file, "out of memory");
+			return 0;
+		}
+		{
+			fbc_meta m = {it->schema, it->package, it->name, it->blob, loc};
+			rc = dv->fn(dv->ctx, &m, dv->err);
+		}
+		if (rc != 0) {
+			dv->stop = true;
+			return rc;
+		}
+	}
+	return 0;
+}
+
+typedef struct pool {
+	pthread_mutex_t mu;
+	pthread_cond_t work; /* workers wait for room in the window */
+	pthread_cond_t done; /* the deliverer waits for its next file */
+	entry *entries;
+	size_t n;
+	size_t next;	  /* next entry to claim */
+	size_t delivered; /* entries handed over so far */
+	size_t window;
+	bool stop;
+	const fbc_load_limits *lim;
+} pool;
+
+static void *worker(void *arg)
+{
+	pool *p = arg;
+
+	pthread_mutex_lock(&p->mu);
+	while (!p->stop && p->next < p->n) {
+		if (p->next >= p->delivered + p->window) {
+			pthread_cond_wait(&p->work, &p->mu);
+			continue;
+		}
+		size_t i = p->next++;
+		pthread_mutex_unlock(&p->mu);
+		parse_entry(&p->entries[i], p->lim);
+		pthread_mutex_lock(&p->mu);
+		p->entries[i].done = true;
+		pthread_cond_broadcast(&p->done);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+static unsigned thread_count(const fbc_load_limits *lim)
+{
+	unsigned t = lim->threads;
+
+	if (t == 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		t = c > 0 ? (unsigned)c : 1;
+	}
+	return t > MAX_THREADS ? MAX_THREADS : t;
+}
+
+static int run_entries(entry *entries, size_t n, deliver *dv)
+{
+	unsigned nt = thread_count(dv->lim);
+	pthread_t th[MAX_THREADS];
+	unsigned started = 0;
+	pool p;
+	int rc = 0;
+
+	memset(&p, 0, sizeof(p));
+	p.entries = entries;
+	p.n = n;
+	p.window = (size_t)nt * 2;
+	p.lim = dv->lim;
+	if (nt > 1 && n > 1) {
+		pthread_mutex_init(&p.mu, NULL);
+		pthread_cond_init(&p.work, NULL);
+		pthread_cond_init(&p.done, NULL);
+		for (unsigned i = 0; i < nt && i < n; i++) {
+			if (pthread_create(&th[i], NULL, worker, &p) != 0)
+				break;
+			started++;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		entry *e = &entries[i];
+		if (started == 0) {
+			parse_entry(e, dv->lim);
+		} else {
+			pthread_mutex_lock(&p.mu);
+			while (!e->done)
+				pthread_cond_wait(&p.done, &p.mu);
+			pthread_mutex_unlock(&p.mu);
+		}
+		if (e->rc != 0) {
+			rc = fbc_error_set(dv->err, e->rc, e->rel, "out of memory");
+		} else {
+			rc = deliver_items(dv, e->rel, &e->items);
+		}
+		fbc_load_items_clear(&e->items);
+		fbc_vec_dispose(&e->items);
+		if (started > 0) {
+			pthread_mutex_lock(&p.mu);
+			p.delivered = i + 1;
+			if (rc != 0 || dv->stop)
+				p.stop = true;
+			pthread_cond_broadcast(&p.work);
+			pthread_mutex_unlock(&p.mu);
+		}
+		if (rc != 0 || dv->stop)
+			break;
+	}
+	if (started > 0) {
+		pthread_mutex_lock(&p.mu);
+		p.stop = true;
+		pthread_cond_broadcast(&p.work);
+		pthread_mutex_unlock(&p.mu);
+		for (unsigned i = 0; i < started; i++)
+			pthread_join(th[i], NULL);
+		pthread_mutex_destroy(&p.mu);
+		pthread_cond_destroy(&p.work);
+		pthread_cond_destroy(&p.done);
+	}
+	return rc;
+}
+
+static void entries_dispose(fbc_vec *v)
+{
+	for (size_t i = 0; i < v->len; i++) {
+		entry *e = FBC_VEC_AT(v, entry, i);
+		free(e->rel);
+		free(e->abs);
+		free(e->finding);
+		fbc_load_items_clear(&e->items);
+		fbc_vec_dispose(&e->items);
+	}
+	fbc_vec_dispose(v);
+}
+
+int fbc_load_dir(const char *root, const fbc_load_limits *lim, fbc_meta_fn fn, void *ctx,
+		 fbc_diags *diags, fbc_error *err)
+{
+	fbc_load_limits l;
+	struct stat st;
+	walk w;
+	deliver dv;
+	char *root_real = NULL;
+	fbc_vec kept;
+	size_t total = 0;
+	int rc = 0;
+
+	memset(&w, 0, sizeof(w));
+	fbc_vec_init(&w.entries, sizeof(entry));
+	fbc_vec_init(&kept, sizeof(entry));
+	fbc_load_limits_resolve(&l, lim);
+	if (stat(root, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		rc = fbc_error_set(err, errno == ENOENT ? FBC_ENOTFOUND : FBC_EINVAL, root,
+				   "\"%s\" is not a directory", root);
+		goto done;
+	}
+	root_real = realpath(root, NULL);
+	if (root_real == NULL) {
+		rc = fbc_error_set(err, FBC_EIO, root, "\"%s\": %s", root, strerror(errno));
+		goto done;
+	}
+	w.root_real = root_real;
+	w.root_real_len = strlen(root_real);
+	w.lim = &l;
+	w.err = err;
+	rc = fbc_ignore_create(&w.ig, err);
+	if (rc != 0)
+		goto done;
+	/* one walk both collects files and pre-scans every .indexignore: the
+	 * matcher is only consulted afterwards, so deeper files still apply */
+	rc = walk_dir(&w, root, "");
+	if (rc != 0)
+		goto done;
+	/* selection and the tree-wide limits, in walk order */
+	for (size_t i = 0; i < w.entries.len; i++) {
+		entry *e = FBC_VEC_AT(&w.entries, entry, i);
+		entry *k;
+		if (e->code == NULL || strcmp(e->code, "LIMIT") != 0) {
+			if (fbc_ignore_match(w.ig, e->rel))
+				continue;
+		}
+		if (kept.len >= l.max_files || total + e->size > l.max_total_bytes ||
+		    e->size > l.max_total_bytes) {
+			free(e->finding);
+			e->code = "LIMIT";
+			if (asprintf(&e->finding,
+				     kept.len >= l.max_files ? "the catalog has more than %zu "
+							       "files (max_files limit)"
+							     : "the catalog is larger than %zu "
+							       "bytes (max_total_bytes "
+							       "limit)",
+				     kept.len >= l.max_files ? l.max_files : l.max_total_bytes) <
+			    0) {
+				e->finding = NULL;
+				rc = fbc_error_set(err, FBC_ENOMEM, e->rel, "out of memory");
+				goto done;
+			}
+			k = fbc_vec_push(&kept);
+			if (k == NULL) {
+				rc = fbc_error_set(err, FBC_ENOMEM, e->rel, "out of memory");
+				goto done;
+			}
+			*k = *e;
+			memset(e, 0, sizeof(*e));
+			break;
+		}
+		total += e->size;
+		k = fbc_vec_push(&kept);
+		if (k == NULL) {
+			rc = fbc_error_set(err, FBC_ENOMEM, e->rel, "out of memory");
+			goto done;
+		}
+		*k = *e;
+		memset(e, 0, sizeof(*e));
+		if (strcmp(k->code ? k->code : "", "LIMIT") == 0)
+			break;
+	}
+	memset(&dv, 0, sizeof(dv));
+	dv.fn = fn;
+	dv.ctx = ctx;
+	dv.diags = diags;
+	dv.lim = &l;
+	dv.err = err;
+	rc = run_entries(kept.items, kept.len, &dv);
+done:
+	entries_dispose(&kept);
+	entries_dispose(&w.entries);
+	fbc_ignore_free(w.ig);
+	free(root_real);
+	return rc;
+}
+
+int fbc_load_buffer(const char *name, const char *data, size_t len, const fbc_load_limits *lim,
+		    fbc_meta_fn fn, void *ctx, fbc_diags *diags, fbc_error *err)
+{
+	fbc_load_limits l;
+	fbc_vec items;
+	deliver dv;
+	int rc;
+
+	fbc_load_limits_resolve(&l, lim);
+	fbc_vec_init(&items, sizeof(fbc_load_item));
+	rc = fbc_load_parse_data(&items, data, len, &l);
+	if (rc != 0) {
+		rc = fbc_error_set(err, rc, name, "out of memory");
+		goto done;
+	}
+	memset(&dv, 0, sizeof(dv));
+	dv.fn = fn;
+	dv.ctx = ctx;
+	dv.diags = diags;
+	dv.lim = &l;
+	dv.err = err;
+	rc = deliver_items(&dv, name, &items);
+done:
+	fbc_load_items_clear(&items);
+	fbc_vec_dispose(&items);
+	return rc;
+}

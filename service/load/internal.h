@@ -1,0 +1,52 @@
+/*
+ * Private to service/load: the pieces shared by load.c (walk, threads,
+ * ordered delivery), stream.c (one file's bytes -> items) and yaml.c (one
+ * YAML document -> json_t). Not a contract for other modules.
+ *
+ * Items are produced on worker threads without touching the caller's
+ * fbc_diags (which is not thread-safe); the calling thread turns them into
+ * findings and callbacks in order. Every function here is reentrant.
+ */
+#ifndef FBC_LOAD_INTERNAL_H
+#define FBC_LOAD_INTERNAL_H
+
+#include "service/base/vec.h"
+#include "service/load/load.h"
+
+/* One result of parsing a file, in file order: a meta (blob != NULL) or a
+ * finding (code != NULL). Owned by the fbc_vec it sits in. */
+typedef struct fbc_load_item {
+	json_t *blob;	     /* owned; schema/package/name borrow from it */
+	const char *schema;  /* non-empty */
+	const char *package; /* "" when absent */
+	const char *name;    /* "" when absent */
+	const char *code;    /* static string: "L1", "L4", "L5", "L6".."L9", "LIMIT" */
+	char *message;	     /* malloc'd finding text */
+	int line;	     /* 1-based line in the file, 0 if unknown */
+} fbc_load_item;
+
+/* Parse one file's bytes (JSON stream or multi-document YAML) into items
+ * (a vec of fbc_load_item). Returns 0, or FBC_ENOMEM when even a finding
+ * could not be recorded. */
+int fbc_load_parse_data(fbc_vec *items, const char *data, size_t len, const fbc_load_limits *lim);
+
+/* Record a finding item (message formatted). Returns 0 or FBC_ENOMEM. */
+int fbc_load_item_finding(fbc_vec *items, const char *code, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Release every item's blob and message and empty the vec (memory kept). */
+void fbc_load_items_clear(fbc_vec *items);
+
+/* Convert the first YAML document in data[0..len) to JSON (go-yaml v2
+ * typing). line0 is the file line of data[0]; messages use file lines.
+ * *content_line receives the line where the root node starts (line0 for an
+ * empty document, which yields json null). Returns 0, FBC_EPARSE (L5),
+ * FBC_ELIMIT or FBC_ENOMEM with err filled. */
+int fbc_yaml_doc_parse(json_t **out, int *content_line, const char *data, size_t len, int line0,
+		       const fbc_load_limits *lim, fbc_error *err);
+
+/* The effective limits: lim, or the defaults when lim is NULL; zero fields
+ * of a caller's struct are replaced by defaults too. */
+void fbc_load_limits_resolve(fbc_load_limits *out, const fbc_load_limits *lim);
+
+#endif

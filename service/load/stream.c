@@ -1,0 +1,609 @@
+/*
+ * One file's bytes -> items: format detection (§1.3), the JSON value stream,
+ * the exact YAML document splitter (§1.4), and the per-object meta rules
+ * L6-L9 (§1.5). Runs on worker threads: touches nothing shared.
+ */
+#include "service/load/internal.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SNIFF_BYTES	4096
+#define BLOB_IN_MESSAGE 256
+#define DEFAULT_MB	((size_t)1 << 20)
+
+void fbc_load_limits_default(fbc_load_limits *lim)
+{
+	lim->max_file_bytes = 64 * DEFAULT_MB;
+	lim->max_total_bytes = (size_t)4 << 30;
+	lim->max_depth = 64;
+	lim->max_alias_nodes = 10000;
+	lim->max_string_bytes = 16 * DEFAULT_MB;
+	lim->max_blobs = 1000000;
+	lim->max_files = 100000;
+	lim->threads = 0;
+}
+
+void fbc_load_limits_resolve(fbc_load_limits *out, const fbc_load_limits *lim)
+{
+	fbc_load_limits d;
+
+	fbc_load_limits_default(&d);
+	if (lim == NULL) {
+		*out = d;
+		return;
+	}
+	*out = *lim;
+	if (out->max_file_bytes == 0)
+		out->max_file_bytes = d.max_file_bytes;
+	if (out->max_total_bytes == 0)
+		out->max_total_bytes = d.max_total_bytes;
+	if (out->max_depth == 0)
+		out->max_depth = d.max_depth;
+	if (out->max_alias_nodes == 0)
+		out->max_alias_nodes = d.max_alias_nodes;
+	if (out->max_string_bytes == 0)
+		out->max_string_bytes = d.max_string_bytes;
+	if (out->max_blobs == 0)
+		out->max_blobs = d.max_blobs;
+	if (out->max_files == 0)
+		out->max_files = d.max_files;
+}
+
+int fbc_load_item_finding(fbc_vec *items, const char *code, int line, const char *fmt, ...)
+{
+	fbc_load_item *it;
+	va_list ap;
+	char *msg = NULL;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return FBC_ENOMEM;
+	it = fbc_vec_push(items);
+	if (it == NULL) {
+		free(msg);
+		return FBC_ENOMEM;
+	}
+	it->code = code;
+	it->message = msg;
+	it->line = line;
+	return 0;
+}
+
+void fbc_load_items_clear(fbc_vec *items)
+{
+	for (size_t i = 0; i < items->len; i++) {
+		fbc_load_item *it = FBC_VEC_AT(items, fbc_load_item, i);
+		json_decref(it->blob);
+		free(it->message);
+	}
+	items->len = 0;
+}
+
+/* ---- case folding for L7/L8 ---- */
+
+static size_t utf8_decode(const unsigned char *s, size_t n, unsigned *cp)
+{
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if ((s[0] & 0xe0) == 0xc0 && n >= 2) {
+		*cp = (unsigned)(s[0] & 0x1f) << 6 | (s[1] & 0x3f);
+		return 2;
+	}
+	if ((s[0] & 0xf0) == 0xe0 && n >= 3) {
+		*cp = (unsigned)(s[0] & 0x0f) << 12 | (unsigned)(s[1] & 0x3f) << 6 | (s[2] & 0x3f);
+		return 3;
+	}
+	if ((s[0] & 0xf8) == 0xf0 && n >= 4) {
+		*cp = (unsigned)(s[0] & 0x07) << 18 | (unsigned)(s[1] & 0x3f) << 12 |
+		      (unsigned)(s[2] & 0x3f) << 6 | (s[3] & 0x3f);
+		return 4;
+	}
+	*cp = s[0];
+	return 1;
+}
+
+/* Simple case folding: ASCII, Latin-1, Latin Extended-A, Greek, Cyrillic,
+ * and the two compatibility letters that fold onto ASCII (long s, Kelvin
+ * sign), which matter because they can spell "schema" or "package". */
+static unsigned fold_cp(unsigned c)
+{
+	if (c < 0x80)
+		return c >= 'A' && c <= 'Z' ? c + 32 : c;
+	if (c == 0x17f)
+		return 's';
+	if (c == 0x212a)
+		return 'k';
+	if (c == 0x212b)
+		return 0xe5;
+	if (c == 0xb5)
+		return 0x3bc;
+	if ((c >= 0xc0 && c <= 0xde && c != 0xd7))
+		return c + 32;
+	if (c >= 0x100 && c <= 0x137 && (c & 1) == 0)
+		return c + 1;
+	if (c >= 0x139 && c <= 0x148 && (c & 1) == 1)
+		return c + 1;
+	if (c >= 0x14a && c <= 0x177 && (c & 1) == 0)
+		return c + 1;
+	if (c == 0x178)
+		return 0xff;
+	if (c >= 0x179 && c <= 0x17e && (c & 1) == 1)
+		return c + 1;
+	if (c >= 0x391 && c <= 0x3ab && c != 0x3a2)
+		return c + 32;
+	if (c == 0x3c2)
+		return 0x3c3;
+	if (c >= 0x410 && c <= 0x42f)
+		return c + 32;
+	if (c >= 0x400 && c <= 0x40f)
+		return c + 80;
+	return c;
+}
+
+static size_t utf8_encode(unsigned c, char *o)
+{
+	if (c < 0x80) {
+		o[0] = (char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		o[0] = (char)(0xc0 | c >> 6);
+		o[1] = (char)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		o[0] = (char)(0xe0 | c >> 12);
+		o[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | c >> 18);
+	o[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+	o[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+/* Fold s into a malloc'd NUL-terminated string (at most 4 bytes per input
+ * byte is never exceeded: folding keeps or shrinks the encoding length
+ * except Latin-1 -> Greek mu, hence the factor 2). */
+static char *fold_key(const char *s, size_t n)
+{
+	char *o = malloc(n * 2 + 1);
+	size_t j = 0;
+
+	if (o == NULL)
+		return NULL;
+	for (size_t i = 0; i < n;) {
+		unsigned cp;
+		size_t k = utf8_decode((const unsigned char *)s + i, n - i, &cp);
+		if (cp < 0x80) {
+			o[j++] = (char)fold_cp(cp);
+		} else if (k == 1) {
+			o[j++] = s[i];
+		} else {
+			j += utf8_encode(fold_cp(cp), o + j);
+		}
+		i += k;
+	}
+	o[j] = 0;
+	return o;
+}
+
+typedef struct keyrec {
+	const char *key;
+	char *folded;
+} keyrec;
+
+static int cmp_keyrec(const void *a, const void *b)
+{
+	const keyrec *x = a, *y = b;
+	int c = strcmp(x->folded, y->folded);
+	return c != 0 ? c : strcmp(x->key, y->key);
+}
+
+static const char *json_kind(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "object";
+	case JSON_ARRAY:
+		return "array";
+	case JSON_STRING:
+		return "string";
+	case JSON_INTEGER:
+	case JSON_REAL:
+		return "number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "bool";
+	case JSON_NULL:
+		break;
+	}
+	return "null";
+}
+
+/* The "got ..." part of L8, shaped like opm's "%t: %v" of a Go value. */
+static void describe_value(char *buf, size_t size, const json_t *v)
+{
+	char num[64];
+
+	switch (json_typeof(v)) {
+	case JSON_TRUE:
+		snprintf(buf, size, "true: true");
+		return;
+	case JSON_FALSE:
+		snprintf(buf, size, "false: false");
+		return;
+	case JSON_NULL:
+		snprintf(buf, size, "%%!t(<nil>): <nil>");
+		return;
+	case JSON_INTEGER:
+		snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		snprintf(buf, size, "%%!t(float64=%s): %s", num, num);
+		return;
+	case JSON_REAL:
+		snprintf(num, sizeof(num), "%.17g", json_real_value(v));
+		snprintf(buf, size, "%%!t(float64=%s): %s", num, num);
+		return;
+	case JSON_ARRAY:
+		snprintf(buf, size, "%%!t([]interface {}=[...]): [...]");
+		return;
+	default:
+		snprintf(buf, size, "%%!t(map[string]interface {}=map[...]): map[...]");
+		return;
+	}
+}
+
+/* Apply L6-L9 to one decoded value (reference stolen) and append the meta
+ * or the findings. */
+static int check_meta(fbc_vec *items, json_t *v, int line)
+{
+	keyrec *keys = NULL;
+	size_t nkeys = 0, i;
+	const char *k;
+	json_t *val;
+	const char *fields[3] = {"schema", "package", "name"};
+	const char *found[3] = {"", "", ""};
+	bool dup = false;
+	fbc_load_item *it;
+	int rc = 0;
+
+	if (json_is_null(v)) {
+		rc = fbc_load_item_finding(items, "L9", line,
+					   "object 'null' is missing root schema field");
+		goto done;
+	}
+	if (!json_is_object(v)) {
+		rc = fbc_load_item_finding(
+			items, "L6", line,
+			"json: cannot unmarshal %s into Go value of type map[string]interface {}",
+			json_kind(v));
+		goto done;
+	}
+	/* L7: keys unique under case folding */
+	keys = calloc(json_object_size(v) + 1, sizeof(*keys));
+	if (keys == NULL) {
+		rc = FBC_ENOMEM;
+		goto done;
+	}
+	json_object_foreach(v, k, val)
+	{
+		keys[nkeys].key = k;
+		keys[nkeys].folded = fold_key(k, strlen(k));
+		if (keys[nkeys].folded == NULL) {
+			rc = FBC_ENOMEM;
+			goto done;
+		}
+		nkeys++;
+	}
+	qsort(keys, nkeys, sizeof(*keys), cmp_keyrec);
+	for (i = 0; i < nkeys;) {
+		size_t j = i + 1;
+		while (j < nkeys && strcmp(keys[j].folded, keys[i].folded) == 0)
+			j++;
+		if (j - i > 1) {
+			char list[1024];
+			size_t off = 0;
+			for (size_t m = i; m < j && off < sizeof(list); m++) {
+				int w = snprintf(list + off, sizeof(list) - off, "%s%s",
+						 m == i ? "" : " ", keys[m].key);
+				if (w < 0)
+					break;
+				off += (size_t)w;
+			}
+			dup = true;
+			rc = fbc_load_item_finding(items, "L7", line,
+						   "duplicate keys for key \"%s\": [%s]",
+						   keys[i].folded, list);
+			if (rc != 0)
+				goto done;
+		}
+		i = j;
+	}
+	if (dup)
+		goto done;
+	/* L8: schema/package/name, matched case-insensitively, are strings */
+	for (i = 0; i < nkeys; i++) {
+		for (size_t f = 0; f < 3; f++) {
+			if (strcmp(keys[i].folded, fields[f]) != 0)
+				continue;
+			val = json_object_get(v, keys[i].key);
+			if (!json_is_string(val)) {
+				char got[160];
+				describe_value(got, sizeof(got), val);
+				rc = fbc_load_item_finding(
+					items, "L8", line,
+					"expected value for key \"%s\" to be a string, got %s",
+					keys[i].key, got);
+				goto done;
+			}
+			found[f] = json_string_value(val);
+		}
+	}
+	/* L9: a non-empty schema */
+	if (found[0][0] == 0) {
+		char *dump = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+		size_t n = dump ? strlen(dump) : 0;
+		const char *ell = "";
+		if (n > BLOB_IN_MESSAGE) {
+			n = BLOB_IN_MESSAGE;
+			while (n > 0 && ((unsigned char)dump[n] & 0xc0) == 0x80)
+				n--; /* keep whole UTF-8 sequences */
+			ell = "...";
+		}
+		rc = fbc_load_item_finding(items, "L9", line,
+					   "object '%.*s%s' is missing root schema field", (int)n,
+					   dump ? dump : "", ell);
+		free(dump);
+		goto done;
+	}
+	it = fbc_vec_push(items);
+	if (it == NULL) {
+		rc = FBC_ENOMEM;
+		goto done;
+	}
+	it->blob = v;
+	v = NULL;
+	it->schema = found[0];
+	it->package = found[1];
+	it->name = found[2];
+	it->line = line;
+done:
+	for (i = 0; i < nkeys; i++)
+		free(keys[i].folded);
+	free(keys);
+	json_decref(v);
+	return rc;
+}
+
+static int error_item(fbc_vec *items, int code, int line, const char *json_code, const fbc_error *e)
+{
+	if (code == FBC_ENOMEM)
+		return FBC_ENOMEM;
+	return fbc_load_item_finding(items, code == FBC_ELIMIT ? "LIMIT" : json_code, line, "%s",
+				     e->message);
+}
+
+static int count_lines(const char *p, const char *end)
+{
+	int n = 0;
+
+	while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		n++;
+		p++;
+	}
+	return n;
+}
+
+static bool json_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* Bounds on a decoded JSON value: nesting depth and string length (the
+ * file size already bounds everything else). */
+static bool json_within(const json_t *v, size_t depth, const fbc_load_limits *lim,
+			const char **which)
+{
+	const char *k;
+	json_t *child;
+	size_t i;
+
+	if (json_is_string(v)) {
+		if (json_string_length(v) > lim->max_string_bytes) {
+			*which = "max_string_bytes";
+			return false;
+		}
+		return true;
+	}
+	if (!json_is_object(v) && !json_is_array(v))
+		return true;
+	if (depth + 1 > lim->max_depth) {
+		*which = "max_depth";
+		return false;
+	}
+	if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, k, child)
+		{
+			if (strlen(k) > lim->max_string_bytes) {
+				*which = "max_string_bytes";
+				return false;
+			}
+			if (!json_within(child, depth + 1, lim, which))
+				return false;
+		}
+	} else {
+		json_array_foreach(v, i, child)
+		{
+			if (!json_within(child, depth + 1, lim, which))
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * JSON stream: values separated by optional whitespace. The JSON-to-YAML
+ * fallback of apimachinery is deliberately not copied (spec §1.3 allows
+ * either): a JSON syntax error is reported as L4 and ends the file.
+ */
+static int parse_json_stream(fbc_vec *items, const char *data, size_t len,
+			     const fbc_load_limits *lim)
+{
+	size_t pos = 0;
+	int line = 1;
+	const char *counted = data;
+	int rc = 0;
+
+	for (;;) {
+		json_error_t jerr;
+		json_t *v;
+		const char *which = NULL;
+
+		while (pos < len && json_space(data[pos]))
+			pos++;
+		if (pos >= len)
+			break;
+		line += count_lines(counted, data + pos);
+		counted = data + pos;
+		v = json_loadb(data + pos, len - pos,
+			       JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+		if (v == NULL && strstr(jerr.text, "too big") != NULL)
+			v = json_loadb(data + pos, len - pos,
+				       JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY | JSON_ALLOW_NUL |
+					       JSON_DECODE_INT_AS_REAL,
+				       &jerr);
+		if (v == NULL) {
+			int eline = line + (jerr.line > 0 ? jerr.line - 1 : 0);
+			return fbc_load_item_finding(items, "L4", line,
+						     "json: line %d column %d: %s", eline,
+						     jerr.column, jerr.text);
+		}
+		if (jerr.position <= 0) {
+			json_decref(v);
+			return fbc_load_item_finding(items, "L4", line,
+						     "json: line %d: cannot frame value", line);
+		}
+		pos += (size_t)jerr.position;
+		if (!json_within(v, 0, lim, &which)) {
+			json_decref(v);
+			rc = fbc_load_item_finding(items, "LIMIT", line,
+						   "JSON value exceeds the %s limit (%zu)", which,
+						   strcmp(which, "max_depth") == 0
+							   ? lim->max_depth
+							   : lim->max_string_bytes);
+		} else {
+			rc = check_meta(items, v, line);
+		}
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int parse_yaml_doc(fbc_vec *items, const char *p, size_t n, int line,
+			  const fbc_load_limits *lim)
+{
+	json_t *v = NULL;
+	int content_line = line;
+	fbc_error e;
+	int rc;
+
+	fbc_error_init(&e);
+	rc = fbc_yaml_doc_parse(&v, &content_line, p, n, line, lim, &e);
+	if (rc != 0)
+		return error_item(items, rc, line, "L5", &e);
+	return check_meta(items, v, content_line);
+}
+
+static bool trim_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/*
+ * The §1.4 splitter. A document is always a contiguous byte range of the
+ * file (separator lines are only dropped at its edges), so documents are
+ * parsed in place, without copying.
+ */
+static int parse_yaml_stream(fbc_vec *items, const char *data, size_t len,
+			     const fbc_load_limits *lim)
+{
+	const char *end = data + len;
+	const char *p = data;
+	const char *doc = NULL; /* start of the buffered document, NULL when empty */
+	int doc_line = 0;
+	int lineno = 1;
+	int rc;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *next = nl ? nl + 1 : end;
+
+		if (next - p >= 3 && p[0] == '-' && p[1] == '-' && p[2] == '-') {
+			const char *r = p + 3, *re = next;
+			while (r < re && trim_space(*r))
+				r++;
+			while (re > r && trim_space(re[-1]))
+				re--;
+			if (r < re && *r != '#') {
+				rc = fbc_load_item_finding(items, "L5", lineno,
+							   "invalid Yaml document separator: %.*s",
+							   (int)(re - r > 200 ? 200 : re - r), r);
+				if (rc != 0)
+					return rc;
+				/* carry on as if it were a separator, to report more */
+				if (doc != NULL) {
+					rc = parse_yaml_doc(items, doc, (size_t)(p - doc), doc_line,
+							    lim);
+					if (rc != 0)
+						return rc;
+					doc = NULL;
+				}
+			} else if (doc != NULL) {
+				rc = parse_yaml_doc(items, doc, (size_t)(p - doc), doc_line, lim);
+				if (rc != 0)
+					return rc;
+				doc = NULL;
+			} else {
+				doc = p; /* the separator starts the next document */
+				doc_line = lineno;
+			}
+		} else if (doc == NULL) {
+			doc = p;
+			doc_line = lineno;
+		}
+		p = next;
+		lineno++;
+	}
+	if (doc != NULL)
+		return parse_yaml_doc(items, doc, (size_t)(end - doc), doc_line, lim);
+	return 0;
+}
+
+int fbc_load_parse_data(fbc_vec *items, const char *data, size_t len, const fbc_load_limits *lim)
+{
+	size_t sniff = len < SNIFF_BYTES ? len : SNIFF_BYTES;
+	size_t i = 0;
+
+	if (len > lim->max_file_bytes)
+		return fbc_load_item_finding(
+			items, "LIMIT", 0,
+			"file of %zu bytes exceeds the max_file_bytes limit (%zu)", len,
+			lim->max_file_bytes);
+	while (i < sniff && trim_space(data[i]))
+		i++;
+	if (i < sniff && data[i] == '{')
+		return parse_json_stream(items, data, len, lim);
+	return parse_yaml_stream(items, data, len, lim);
+}
