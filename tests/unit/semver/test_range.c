@@ -207,6 +207,127 @@ static void fbc_semver_range_parse_blang__bounded(void **state)
 	assert_null(r);
 }
 
+/* ---- resolver.md §4.3, Masterminds column ------------------------------ */
+
+static void fbc_semver_range_parse_masterminds__table_4_3(void **state)
+{
+	expect_set(MM, ">=1.11, <1.13", "1.11.0 1.12.0 1.12.5");
+	expect_set(MM, ">=1.11.0 <1.13.0", "1.11.0 1.12.0 1.12.5");
+	expect_set(MM, "1.11.x", "1.11.0");
+	expect_set(MM, "~1.12", "1.12.0 1.12.5");
+	expect_set(MM, "~1", REL_1X);
+	expect_set(MM, "^0.2.3", "0.2.3 0.2.9");
+	expect_set(MM, "^1.2.x", "1.2.0 1.2.1 1.2.3 1.2.9 1.3.0 1.11.0 1.12.0 1.12.5 1.13.0");
+	expect_error(MM, ">1.0.0 !1.2.1", "improper constraint: >1.0.0 !1.2.1");
+	expect_set(MM, ">1.0.0 !=1.2.1",
+		   "1.0.1 1.1.0 1.2.0 1.2.3 1.2.9 1.3.0 1.11.0 1.12.0 1.12.5 1.13.0 2.0.0 2.5.0 "
+		   "3.0.0 3.1.0");
+	expect_set(MM, "<=2.x", "0.2.0 0.2.3 0.2.9 0.3.0 " REL_1X " 2.0.0 2.5.0");
+	expect_set(MM, "*", REL_ALL);
+	expect_set(MM, "x", REL_ALL);
+	expect_set(MM, "1.x.x", REL_1X);
+	expect_set(MM, "1.x", REL_1X);
+	expect_set(MM, "1.2", "1.2.0 1.2.1 1.2.3 1.2.9");
+	expect_set(MM, "=1.2", "1.2.0 1.2.1 1.2.3 1.2.9");
+	expect_set(MM, "1.2.X", "1.2.0 1.2.1 1.2.3 1.2.9");
+	expect_set(MM, "1.2.*", "1.2.0 1.2.1 1.2.3 1.2.9");
+	expect_error(MM, "==1.2.3", "improper constraint: ==1.2.3");
+	expect_set(MM, "v1.2.3", "1.2.3");
+	expect_set(MM, ">=v1.0.0", REL_1X " 2.0.0 2.5.0 3.0.0 3.1.0");
+	expect_set(MM, "1.0.0 - 2.0.0", REL_1X " 2.0.0");
+	expect_set(MM, "<2.0.0 || >=3.0.0", "0.2.0 0.2.3 0.2.9 0.3.0 " REL_1X " 3.0.0 3.1.0");
+	expect_set(MM, "<2.0.0||>=3.0.0", "0.2.0 0.2.3 0.2.9 0.3.0 " REL_1X " 3.0.0 3.1.0");
+	expect_set(MM, ">=1.0.0-0",
+		   "1.0.0-alpha " REL_1X
+		   " 1.2.0-rc.1 1.12.0-rc.1 1.13.0-rc.1 2.0.0-rc.1 2.0.0 2.5.0 "
+		   "3.0.0-alpha 3.0.0 3.1.0");
+	expect_set(MM, ">=1.0.0 <1.3.0-0", "1.0.0 1.0.1 1.1.0 1.2.0-rc.1 1.2.0 1.2.1 1.2.3 1.2.9");
+	expect_set(MM, "!=1.2.x",
+		   "0.2.0 0.2.3 0.2.9 0.3.0 1.0.0 1.0.1 1.1.0 1.3.0 1.11.0 1.12.0 1.12.5 1.13.0 "
+		   "2.0.0 2.5.0 3.0.0 3.1.0");
+	expect_set(MM, "1.0.0+build", "1.0.0");
+	expect_error(MM, "", "improper constraint: ");
+}
+
+static void fbc_semver_range_parse_masterminds__operators(void **state)
+{
+	/* ^ on zero majors and minors */
+	expect_set(MM, "^0.0.3", "");
+	expect_set(MM, "^0.2", "0.2.0 0.2.3 0.2.9");
+	expect_set(MM, "^0", "0.2.0 0.2.3 0.2.9 0.3.0");
+	expect_set(MM, "^1", REL_1X);
+	/* ~ and ~> */
+	expect_set(MM, "~1.2.3", "1.2.3 1.2.9");
+	expect_set(MM, "~>1.2.3", "1.2.3 1.2.9");
+	expect_set(MM, "~0", "0.2.0 0.2.3 0.2.9 0.3.0");
+	expect_set(MM, "~*", REL_ALL);
+	/* => and =< spellings, comma and space lists, spaces after operators */
+	expect_set(MM, "=>1.12.0,=<1.13.0", "1.12.0 1.12.5 1.13.0");
+	expect_set(MM, ">= 1.12.0 , < 1.13.0", "1.12.0 1.12.5");
+	expect_set(MM, ">1.12", "1.13.0 2.0.0 2.5.0 3.0.0 3.1.0");
+	expect_set(MM, ">1", "2.0.0 2.5.0 3.0.0 3.1.0");
+	expect_set(MM, "<=1.2",
+		   "0.2.0 0.2.3 0.2.9 0.3.0 1.0.0 1.0.1 1.1.0 1.2.0 1.2.1 1.2.3 "
+		   "1.2.9");
+	expect_set(MM, "<1.2", "0.2.0 0.2.3 0.2.9 0.3.0 1.0.0 1.0.1 1.1.0");
+	expect_set(MM, "!=1.2.3",
+		   "0.2.0 0.2.3 0.2.9 0.3.0 1.0.0 1.0.1 1.1.0 1.2.0 1.2.1 1.2.9 "
+		   "1.3.0 1.11.0 1.12.0 1.12.5 1.13.0 2.0.0 2.5.0 3.0.0 3.1.0");
+	expect_set(MM, "!=1.x", "0.2.0 0.2.3 0.2.9 0.3.0 2.0.0 2.5.0 3.0.0 3.1.0");
+	/* hyphen ranges with short versions and inside an OR */
+	expect_set(MM, "1.2 - 1.3", "1.2.0 1.2.1 1.2.3 1.2.9 1.3.0");
+	expect_set(MM, "0.2.3 - 0.2.9 || 3.x", "0.2.3 0.2.9 3.0.0 3.1.0");
+	/* leading zeros are coerced away */
+	expect_set(MM, "01.02.03", "1.2.3");
+	/* pre-releases: only in the group whose comparator names one */
+	expect_set(MM, "=1.2.0-rc.1", "1.2.0-rc.1");
+	expect_set(MM, "~1.2.0-0", "1.2.0-rc.1 1.2.0 1.2.1 1.2.3 1.2.9");
+	expect_set(MM, ">=3.0.0-0 || <1.0.0", "0.2.0 0.2.3 0.2.9 0.3.0 3.0.0-alpha 3.0.0 3.1.0");
+	expect_set(MM, "^2.0.0-rc.1", "2.0.0-rc.1 2.0.0 2.5.0");
+	/* errors */
+	expect_error(MM, "!1.2.3", "improper constraint: !1.2.3");
+	expect_error(MM, "1.2.3 ||", "improper constraint: ");
+	expect_error(MM, "|| 1.2.3", "improper constraint: ");
+	expect_error(MM, ">=a", "improper constraint: >=a");
+	expect_error(MM, "1.2.3-01", NULL);
+	expect_error(MM, "1.2|3", "constraint parser error");
+	expect_error(MM, "99999999999999999999", "constraint parser error");
+	expect_error(MM, "1.2.3 - ", NULL);
+	expect_error(MM, "V1.2.3", NULL);
+}
+
+static void fbc_semver_range_parse_masterminds__bounded(void **state)
+{
+	static char big[FBC_SEMVER_RANGE_MAX + 2];
+	static char many[4000];
+	fbc_semver_range *r = NULL;
+	fbc_error err;
+	size_t o = 0;
+
+	memset(big, '1', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	fbc_error_init(&err);
+	assert_int_equal(fbc_semver_range_parse_masterminds(&r, big, &err), FBC_ELIMIT);
+	assert_null(r);
+
+	while (o + 6 < sizeof(many)) {
+		memcpy(many + o, ">=1.0 ", 6);
+		o += 6;
+	}
+	many[o] = '\0';
+	assert_int_equal(fbc_semver_range_parse_masterminds(&r, many, &err), FBC_ELIMIT);
+	assert_null(r);
+
+	/* long but legal: whitespace runs do not blow up the matcher */
+	memset(many, ' ', sizeof(many) - 1);
+	many[sizeof(many) - 1] = '\0';
+	memcpy(many + 10, "1.0.0", 5);
+	memcpy(many + 2000, ">=0.1", 5);
+	memcpy(many + 3900, "x", 1);
+	assert_int_equal(fbc_semver_range_parse_masterminds(&r, many, &err), 0);
+	fbc_semver_range_free(r);
+}
+
 static void fbc_semver_range_contains__null_safe(void **state)
 {
 	fbc_semver v = {1, 0, 0, NULL, 0, NULL, 0};
@@ -221,6 +342,9 @@ int main(void)
 		cmocka_unit_test(fbc_semver_range_parse_blang__table_4_3),
 		cmocka_unit_test(fbc_semver_range_parse_blang__quirks),
 		cmocka_unit_test(fbc_semver_range_parse_blang__bounded),
+		cmocka_unit_test(fbc_semver_range_parse_masterminds__table_4_3),
+		cmocka_unit_test(fbc_semver_range_parse_masterminds__operators),
+		cmocka_unit_test(fbc_semver_range_parse_masterminds__bounded),
 		cmocka_unit_test(fbc_semver_range_contains__null_safe),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
