@@ -43,7 +43,8 @@ enum tok {
 	TK_RPAREN,
 	TK_LBRACE,
 	TK_RBRACE,
-	TK_IN, /* the keyword `in` */
+	TK_IN,	   /* the keyword `in` */
+	TK_QIDENT, /* `quoted field name` (only after '.') */
 };
 
 struct token {
@@ -444,6 +445,23 @@ static int next(struct parser *p)
 			rc = lex_number(p, t);
 			t->end = p->off;
 			return rc;
+		}
+		if (c == '`') {
+			size_t i = p->off + 1;
+
+			while (i < len && s[i] != '`' && s[i] != '\n')
+				i++;
+			if (i >= len || s[i] != '`' || i == p->off + 1)
+				return perr(p, FBC_EPARSE, t->pos,
+					    "unterminated quoted identifier");
+			t->t = TK_QIDENT;
+			t->s = fbc_arena_strndup(p->a, s + p->off + 1, i - p->off - 1);
+			if (!t->s)
+				return oom(p);
+			t->n = i - p->off - 1;
+			p->off = i + 1;
+			t->end = p->off;
+			return 0;
 		}
 		if (c == '"' || c == '\'') {
 			rc = lex_string(p, t, false, false);
@@ -892,7 +910,7 @@ static cel_node *parse_member(struct parser *p)
 			if (next(p))
 				return NULL;
 			id = p->tok;
-			if (id.t != TK_IDENT)
+			if (id.t != TK_IDENT && id.t != TK_QIDENT)
 				return perr(p, FBC_EPARSE, id.pos,
 					    "syntax error: expected field name, found %s",
 					    tok_text(p, buf, sizeof(buf))),
@@ -903,6 +921,10 @@ static cel_node *parse_member(struct parser *p)
 				cel_node **args = NULL;
 				size_t nargs = 0;
 
+				if (id.t == TK_QIDENT)
+					return perr(p, FBC_EPARSE, id.pos,
+						    "a quoted name cannot be called"),
+					       NULL;
 				if (next(p) || parse_list(p, TK_RPAREN, &args, &nargs, false))
 					return NULL;
 				n = make_call(p, dot, id.s, n, args, nargs);
@@ -1155,8 +1177,6 @@ int cel_parse(cel_node **out, fbc_arena *a, const char *expr, size_t len, fbc_er
 		return fbc_error_set(err, FBC_ELIMIT, "cel",
 				     "expression is %zu bytes, more than the maximum of %d", len,
 				     FBC_CEL_MAX_EXPR);
-	if (memchr(expr, '\0', len))
-		return fbc_error_set(err, FBC_EPARSE, "cel", "expression contains a NUL byte");
 	if (next(&p))
 		return p.rc;
 	root = parse_expr(&p);

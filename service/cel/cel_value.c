@@ -530,53 +530,47 @@ static bool num_cmp(const cel_val *a, const cel_val *b, int *cmp)
 			*cmp = a->v.d < b->v.d ? -1 : (a->v.d > b->v.d ? 1 : 0);
 			return true;
 		}
-		if (b->k == CEL_DOUBLE) {
+		if (a->k == CEL_DOUBLE) {
 			/* compare with roles swapped */
 			if (!num_cmp(b, a, cmp))
 				return false;
 			*cmp = -*cmp;
 			return true;
 		}
-		/* a is int or uint, b is double */
+		/* a is int or uint, b is double: as cel-go's compareIntDouble and
+		 * compareUintDouble, doubles beyond the integer range are beyond
+		 * every integer, otherwise the integer is converted to double
+		 * (lossy near 2^63, as cel-go is). */
 		if (isnan(b->v.d))
 			return false;
 		if (a->k == CEL_INT) {
-			/* doubles outside int64 range are beyond every int */
-			if (b->v.d >= 9223372036854775808.0) {
-				*cmp = -1;
-				return true;
-			}
+			double ad;
+
 			if (b->v.d < -9223372036854775808.0) {
 				*cmp = 1;
 				return true;
 			}
-			{
-				double t = trunc(b->v.d);
-				int64_t bi = (int64_t)t;
-
-				if (a->v.i != bi)
-					*cmp = a->v.i < bi ? -1 : 1;
-				else
-					*cmp = b->v.d > t ? -1 : (b->v.d < t ? 1 : 0);
+			if (b->v.d > 9223372036854775808.0) {
+				*cmp = -1;
+				return true;
 			}
-			return true;
-		}
-		if (b->v.d >= 18446744073709551616.0) {
-			*cmp = -1;
-			return true;
-		}
-		if (b->v.d < 0) {
-			*cmp = 1;
+			ad = (double)a->v.i;
+			*cmp = ad < b->v.d ? -1 : (ad > b->v.d ? 1 : 0);
 			return true;
 		}
 		{
-			double t = trunc(b->v.d);
-			uint64_t bu = (uint64_t)t;
+			double ad;
 
-			if (a->v.u != bu)
-				*cmp = a->v.u < bu ? -1 : 1;
-			else
-				*cmp = b->v.d > t ? -1 : 0;
+			if (b->v.d < 0) {
+				*cmp = 1;
+				return true;
+			}
+			if (b->v.d > 18446744073709551616.0) {
+				*cmp = -1;
+				return true;
+			}
+			ad = (double)a->v.u;
+			*cmp = ad < b->v.d ? -1 : (ad > b->v.d ? 1 : 0);
 		}
 		return true;
 	}
