@@ -62,6 +62,8 @@ int db_exec_simple(fbc_db_conn *c, const char *sql, fbc_error *err);
  * the first attempt found the connection dead (autocommit statements only). */
 int db_query(PGresult **out, fbc_db *db, const db_stmt *st, const char *const *vals,
 	     fbc_error *err);
+int db_query_ex(PGresult **out, fbc_db *db, const db_stmt *st, const char *const *vals,
+		int result_binary, fbc_error *err);
 /* db_query for statements returning one row with one JSON text column;
  * zero rows or a NULL value is FBC_ENOTFOUND with `what` in the message. */
 int db_query_json(json_t **out, fbc_db *db, const db_stmt *st, const char *const *vals,

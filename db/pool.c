@@ -36,6 +36,12 @@ int db_pg_error(fbc_error *err, PGconn *pg, const PGresult *res, const char *wha
 			     state ? " (SQLSTATE " : "", state ? state : "", state ? ")" : "");
 }
 
+static void quiet_notices(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message; /* NOTICEs (IF NOT EXISTS ...) are not errors */
+}
+
 int db_connect(PGconn **out, const char *url, unsigned connect_timeout_s,
 	       unsigned statement_timeout_ms, fbc_error *err)
 {
@@ -59,6 +65,7 @@ int db_connect(PGconn **out, const char *url, unsigned connect_timeout_s,
 		rc = db_pg_error(err, pg, NULL, "database"); /* FBC_EUNAVAIL */
 		goto done;
 	}
+	PQsetNoticeProcessor(pg, quiet_notices, NULL);
 	pvals[0] = stmt_timeout;
 	res = PQexecParams(pg, "SELECT set_config('statement_timeout', $1, false)", 1, NULL, pvals,
 			   NULL, NULL, 0);
@@ -299,16 +306,22 @@ int db_exec_simple(fbc_db_conn *c, const char *sql, fbc_error *err)
 
 int db_query(PGresult **out, fbc_db *db, const db_stmt *st, const char *const *vals, fbc_error *err)
 {
+	return db_query_ex(out, db, st, vals, 0, err);
+}
+
+int db_query_ex(PGresult **out, fbc_db *db, const db_stmt *st, const char *const *vals,
+		int result_binary, fbc_error *err)
+{
 	fbc_db_conn *c = NULL;
 	int rc;
 
 	if ((rc = db_checkout(&c, db, err)))
 		return rc;
-	rc = db_exec(out, c, st, vals, NULL, NULL, 0, err);
+	rc = db_exec(out, c, st, vals, NULL, NULL, result_binary, err);
 	if (rc == FBC_EUNAVAIL && PQstatus(c->pg) == CONNECTION_BAD) {
 		/* The server restarted under an idle connection: one retry. */
 		if ((rc = db_conn_reset(db, c, err)) == 0)
-			rc = db_exec(out, c, st, vals, NULL, NULL, 0, err);
+			rc = db_exec(out, c, st, vals, NULL, NULL, result_binary, err);
 	}
 	db_release(db, c);
 	return rc;
