@@ -212,7 +212,8 @@ static int walk_dir(walk *w, const char *abs, const char *rel)
 		}
 		n++;
 	}
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_names);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		char *cabs = NULL, *crel = NULL;
 		struct stat st;
