@@ -499,47 +499,45 @@ int fbc_db_bundle_list(json_t **out, fbc_db *db, const fbc_db_rev *rev, const ch
 int fbc_db_bundle_get(json_t **out, fbc_db *db, const fbc_db_rev *rev, const char *package,
 		      const char *bundle, fbc_error *err)
 {
-	static const db_stmt
-		st = {"bundle_get",
-		      "SELECT (" BUNDLE_SUMMARY
-		      "::jsonb || jsonb_build_object('release', b.release, "
-		      "'properties', coalesce((SELECT jsonb_agg(jsonb_build_object('type', "
-		      "bp.type, "
-		      "'value', bp.value) ORDER BY bp.position) FROM bundle_properties bp WHERE "
-		      "bp.revision_id = b.revision_id AND bp.package = b.package AND bp.bundle = "
-		      "b.name), '[]'), 'relatedImages', coalesce((SELECT "
-		      "jsonb_agg(jsonb_build_object('name', ri.name, 'image', ri.image) ORDER BY "
-		      "ri.position) FROM related_images ri WHERE ri.revision_id = b.revision_id "
-		      "AND "
-		      "ri.package = b.package AND ri.bundle = b.name), '[]'), "
-		      "'provides', " GVK_LIST("provided_gvks") ", 'requires', " GVK_LIST(
-			      "required_gvks") ", "
-					       "'packageRequirements', "
-					       "coalesce((SELECT "
-					       "jsonb_agg(jsonb_build_"
-					       "object('package', "
-					       "pr.required_package, "
-					       "'versionRange', "
-					       "pr.version_range)) FROM "
-					       "package_requirements pr "
-					       "WHERE pr.revision_id = "
-					       "b.revision_id AND "
-					       "pr.package = b.package "
-					       "AND pr.bundle = b.name), "
-					       "'[]'), 'deprecation', " DEPRECATION(
-						       "b.deprecation") ", "
-									"'sou"
-									"rce'"
-									", " SOURCE(
-										"b") "))::text "
-										     "FROM bundles "
-										     "b WHERE "
-										     "b.revision_"
-										     "id = $1 AND "
-										     "b.package = "
-										     "$2 AND "
-										     "b.name = $3",
-		      3};
+	static const db_stmt st = {
+		"bundle_get",
+		"SELECT (" BUNDLE_SUMMARY "::jsonb || jsonb_build_object('release', b.release, "
+		"'properties', coalesce((SELECT jsonb_agg(jsonb_build_object('type', "
+		"bp.type, "
+		"'value', bp.value) ORDER BY bp.position) FROM bundle_properties bp WHERE "
+		"bp.revision_id = b.revision_id AND bp.package = b.package AND bp.bundle = "
+		"b.name), '[]'), 'relatedImages', coalesce((SELECT "
+		"jsonb_agg(jsonb_build_object('name', ri.name, 'image', ri.image) ORDER BY "
+		"ri.position) FROM related_images ri WHERE ri.revision_id = b.revision_id "
+		"AND "
+		"ri.package = b.package AND ri.bundle = b.name), '[]'), "
+		"'provides', " GVK_LIST("provided_gvks") ", 'requires', " GVK_LIST(
+			"required_gvks") ", "
+					 "'packageRequirements', "
+					 "coalesce((SELECT "
+					 "jsonb_agg(jsonb_build_"
+					 "object('package', "
+					 "pr.required_package, "
+					 "'versionRange', "
+					 "pr.version_range)) FROM "
+					 "package_requirements pr "
+					 "WHERE pr.revision_id = "
+					 "b.revision_id AND "
+					 "pr.package = b.package "
+					 "AND pr.bundle = b.name), "
+					 "'[]'), 'deprecation', " DEPRECATION(
+						 "b.deprecation") ", "
+								  "'sou"
+								  "rce'"
+								  ", " SOURCE("b") "))::text "
+										   "FROM bundles "
+										   "b WHERE "
+										   "b.revision_"
+										   "id = $1 AND "
+										   "b.package = "
+										   "$2 AND "
+										   "b.name = $3",
+		3};
 	char id[24];
 	int rc;
 
