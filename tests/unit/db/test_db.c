@@ -1,5 +1,6 @@
 /* db/: migrations, pool, catalogs CRUD and tokens against a real server. */
 #include "db/db.h"
+#include "db/embedded.h"
 #include "pgtest.h"
 
 #include <setjmp.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -273,6 +275,34 @@ static void fbc_db_pool__reuses_its_connections(void **state)
 	fbc_db_close(db);
 }
 
+static void fbc_db_embedded_start__runs_a_private_cluster(void **state)
+{
+	char tmp[] = "/tmp/fbcd-embedded.XXXXXX", data[64], cmd[128];
+	fbc_db_embedded *e = NULL;
+	fbc_db *db = NULL;
+	fbc_error err;
+
+	if (access("/usr/lib/postgresql/15/bin/initdb", X_OK) != 0 && !getenv("FBCD_PG_BINDIR"))
+		skip();
+	assert_non_null(mkdtemp(tmp));
+	assert_int_equal(chmod(tmp, 0755), 0);
+	snprintf(data, sizeof(data), "%s/data", tmp);
+	fbc_error_init(&err);
+	if (fbc_db_embedded_start(&e, data, &err))
+		fail_msg("embedded: %s", err.message);
+	db = open_db(fbc_db_embedded_url(e));
+	assert_int_equal(fbc_db_ready(db, &err), 0);
+	fbc_db_close(db);
+	fbc_db_embedded_stop(e);
+	/* A second start reuses the initialised cluster and its data. */
+	assert_int_equal(fbc_db_embedded_start(&e, data, &err), 0);
+	db = open_db(fbc_db_embedded_url(e));
+	fbc_db_close(db);
+	fbc_db_embedded_stop(e);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +315,7 @@ int main(void)
 		cmocka_unit_test(fbc_db_open__reports_unreachable_server),
 		cmocka_unit_test(fbc_db_pool__reuses_its_connections),
 		cmocka_unit_test(fbc_db_pool__reconnects_after_server_restart),
+		cmocka_unit_test(fbc_db_embedded_start__runs_a_private_cluster),
 	};
 	int rc = pgtest_start();
 
