@@ -867,6 +867,7 @@ static int read_bundle_objects(dctx *d, fbc_bundle *b)
 		fbc_buf msg;
 		fbc_error e;
 		char qp[256], qb[256];
+		bool undecodable;
 
 		if (!json_is_object(p) || strcmp(fbc_gt_get_str(p, "type"), "olm.bundle.object"))
 			continue;
@@ -884,17 +885,18 @@ static int read_bundle_objects(dctx *d, fbc_bundle *b)
 		}
 		fbc_buf_init(&msg, 4096);
 		rc = fbc_gt_check(&fbc_gt_prop_bundle_object, val, &msg);
+		undecodable = rc == 1;
 		if (rc == 1)
 			rc = finding(
 				d, "L11", pkg, b->name,
 				"read bundle objects: package %s, bundle %s: parse property at "
 				"index %zu as bundle object: %s",
 				qp, qb, i, msg.data ? msg.data : "invalid");
+		else if (rc < 0)
+			rc = oom(d);
 		fbc_buf_dispose(&msg);
-		if (rc) {
-			rc = rc < 0 ? oom(d) : rc;
-			continue;
-		}
+		if (rc || undecodable || !json_is_object(val))
+			continue; /* a finding or a hard error (which ends the loop) */
 		if (json_is_string(fbc_gt_get(val, "data"))) {
 			json_t *s = fbc_gt_get(val, "data");
 

@@ -1,0 +1,32 @@
+/*
+ * Helpers for the fbc unit tests: build a linked catalog from JSON lines
+ * (one blob per line, without the loader) and query the findings.
+ * Test-only; not thread-safe.
+ */
+#ifndef FBC_TEST_FBC_UTIL_H
+#define FBC_TEST_FBC_UTIL_H
+
+#include "service/fbc/model.h"
+#include "service/fbc/validate.h"
+
+#include <stdbool.h>
+
+typedef struct tcat {
+	fbc_catalog *cat;
+	fbc_diags diags;
+} tcat;
+
+/* Decode every line of `jsonl` as a meta of file "t.json" (line = line
+ * number), add it, link. Aborts the test on a hard error. */
+void tcat_load(tcat *t, const char *jsonl);
+/* tcat_load then fbc_validate (strict as given). */
+void tcat_validate(tcat *t, const char *jsonl, bool strict);
+void tcat_dispose(tcat *t);
+
+size_t tcat_count(const tcat *t, const char *code);
+/* The first finding with this code, or NULL. */
+const fbc_diag *tcat_find(const tcat *t, const char *code);
+/* Print all findings (for failing tests). */
+void tcat_dump(const tcat *t);
+
+#endif

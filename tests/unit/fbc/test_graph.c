@@ -1,0 +1,289 @@
+/* Channel graphs (spec §3): heads, chain, stranded, edges, successors, paths. */
+#include "fbc_test_util.h"
+#include "service/fbc/graph.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#define P "{\"schema\":\"olm.package\",\"name\":\"foo\",\"defaultChannel\":\"stable\"}\n"
+#define CH(entries)                                                                        \
+	"{\"schema\":\"olm.channel\",\"name\":\"stable\",\"package\":\"foo\",\"entries\":" \
+	"[" entries "]}\n"
+#define B(name, ver)                                                                    \
+	"{\"schema\":\"olm.bundle\",\"name\":\"" name                                   \
+	"\",\"package\":\"foo\",\"image\":\"quay.io/a/b:1\","                           \
+	"\"properties\":[{\"type\":\"olm.package\",\"value\":{\"packageName\":\"foo\"," \
+	"\"version\":\"" ver "\"}}]}\n"
+
+typedef struct gfix {
+	tcat t;
+	fbc_graph *g;
+} gfix;
+
+static void gload(gfix *f, const char *text)
+{
+	fbc_error err;
+	fbc_channel *c;
+
+	memset(f, 0, sizeof(*f));
+	tcat_load(&f->t, text);
+	c = fbc_package_channel(fbc_catalog_package(f->t.cat, "foo"), "stable");
+	assert_non_null(c);
+	if (fbc_graph_build(&f->g, c, FBC_GRAPH_EDGES, &err))
+		fail_msg("graph: %s", err.message);
+}
+
+static void gfree(gfix *f)
+{
+	fbc_graph_free(f->g);
+	tcat_dispose(&f->t);
+}
+
+static const char *node(const gfix *f, size_t i)
+{
+	assert_true(i < f->g->n_nodes);
+	return f->g->nodes[i].name;
+}
+
+static void fbc_graph_build__replaces_and_skips_stop_the_walk(void **state)
+{
+	gfix f;
+
+	(void)state;
+	/* C replaces B, skips [B]; B replaces A: the walk stops at C, A is stranded */
+	gload(&f, P CH("{\"name\":\"a\"},{\"name\":\"b\",\"replaces\":\"a\"},{\"name\":\"c\","
+		       "\"replaces\":\"b\",\"skips\":[\"b\"]}") B("a", "1.0.0") B("b", "2.0.0")
+			  B("c", "3.0.0"));
+	assert_int_equal(f.g->status, FBC_GRAPH_STRANDED);
+	assert_string_equal(node(&f, f.g->head), "c");
+	assert_int_equal(f.g->n_stranded, 1);
+	assert_string_equal(node(&f, f.g->stranded[0]), "a");
+	assert_false(f.g->nodes[fbc_graph_find(f.g, "b")].on_chain);
+	assert_true(f.g->nodes[fbc_graph_find(f.g, "b")].skipped);
+	gfree(&f);
+	/* C replaces B, skips [A]; B replaces A: the walk goes on to B, A is skipped */
+	gload(&f, P CH("{\"name\":\"a\"},{\"name\":\"b\",\"replaces\":\"a\"},{\"name\":\"c\","
+		       "\"replaces\":\"b\",\"skips\":[\"a\"]}") B("a", "1.0.0") B("b", "2.0.0")
+			  B("c", "3.0.0"));
+	assert_int_equal(f.g->status, FBC_GRAPH_OK);
+	assert_true(f.g->nodes[fbc_graph_find(f.g, "b")].on_chain);
+	assert_int_equal(f.g->n_stranded, 0);
+	gfree(&f);
+}
+
+static void fbc_graph_build__cycles(void **state)
+{
+	gfix f;
+
+	(void)state;
+	/* not reachable from the head: stranded, not a cycle */
+	gload(&f, P CH("{\"name\":\"h\"},{\"name\":\"x\",\"replaces\":\"y\"},{\"name\":\"y\","
+		       "\"replaces\":\"x\"}") B("h", "3.0.0") B("x", "1.0.0") B("y", "2.0.0"));
+	assert_int_equal(f.g->status, FBC_GRAPH_STRANDED);
+	assert_int_equal(f.g->n_stranded, 2);
+	assert_string_equal(node(&f, f.g->stranded[0]), "x");
+	assert_string_equal(node(&f, f.g->stranded[1]), "y");
+	gfree(&f);
+	/* reachable from the head: V5 with the loop from its first visit */
+	gload(&f, P CH("{\"name\":\"a\",\"replaces\":\"b\"},{\"name\":\"b\",\"replaces\":\"a\"},{"
+		       "\"name\":\"c\",\"replaces\":\"b\"}") B("a", "1.0.0") B("b", "2.0.0")
+			  B("c", "3.0.0"));
+	assert_int_equal(f.g->status, FBC_GRAPH_CYCLE);
+	assert_int_equal(f.g->n_cycle, 3);
+	assert_string_equal(f.g->cycle[0], "b");
+	assert_string_equal(f.g->cycle[1], "a");
+	assert_string_equal(f.g->cycle[2], "b");
+	gfree(&f);
+	/* everything referenced: no head */
+	gload(&f, P CH("{\"name\":\"a\",\"replaces\":\"b\"},{\"name\":\"b\",\"replaces\":\"a\"}")
+			  B("a", "1.0.0") B("b", "2.0.0"));
+	assert_int_equal(f.g->status, FBC_GRAPH_NO_HEAD);
+	assert_int_equal(f.g->n_heads, 0);
+	gfree(&f);
+}
+
+static void fbc_graph_build__single_entry_and_heads(void **state)
+{
+	gfix f;
+
+	(void)state;
+	gload(&f, P CH("{\"name\":\"a\",\"replaces\":\"gone\",\"skips\":[\"older\"],\"skipRange\":"
+		       "\"<1.0.0\"}") B("a", "1.0.0"));
+	assert_int_equal(f.g->status, FBC_GRAPH_OK);
+	assert_string_equal(node(&f, f.g->head), "a");
+	assert_true(f.g->nodes[fbc_graph_find(f.g, "gone")].external);
+	gfree(&f);
+	gload(&f, P CH("{\"name\":\"a\",\"skips\":[\"a\"]}") B("a", "1.0.0"));
+	assert_int_equal(f.g->status, FBC_GRAPH_NO_HEAD);
+	gfree(&f);
+	/* skipRange makes no head-count edge */
+	gload(&f, P CH("{\"name\":\"a\"},{\"name\":\"b\",\"skipRange\":\"<2.0.0\"}") B("a", "1.0.0")
+			  B("b", "2.0.0"));
+	assert_int_equal(f.g->status, FBC_GRAPH_MULTIPLE_HEADS);
+	assert_int_equal(f.g->n_heads, 2);
+	assert_string_equal(node(&f, f.g->heads[0]), "a");
+	assert_string_equal(node(&f, f.g->heads[1]), "b");
+	gfree(&f);
+}
+
+#define CHAIN4(range)                                                                             \
+	P CH("{\"name\":\"a\"},{\"name\":\"b\",\"replaces\":\"a\"},{\"name\":\"c\",\"replaces\":" \
+	     "\"b\"},"                                                                            \
+	     "{\"name\":\"d\",\"replaces\":\"c\"" range "}") B("a", "1.0.0") B("b", "2.0.0")      \
+		B("c", "3.0.0") B("d", "4.0.0")
+
+static void fbc_graph_build__edges(void **state)
+{
+	gfix f;
+	size_t i, n[3] = {0, 0, 0};
+
+	(void)state;
+	gload(&f, CHAIN4(",\"skipRange\":\">=1.0.0 <3.0.0\",\"skips\":[\"zz\"]"));
+	for (i = 0; i < f.g->n_edges; i++) {
+		const fbc_graph_edge *e = &f.g->edges[i];
+
+		n[e->kind]++;
+		assert_string_equal(node(&f, e->to),
+				    e->kind == FBC_EDGE_REPLACES
+					    ? (strcmp(node(&f, e->from), "a") == 0   ? "b"
+					       : strcmp(node(&f, e->from), "b") == 0 ? "c"
+										     : "d")
+					    : "d");
+	}
+	assert_int_equal(n[FBC_EDGE_REPLACES], 3);
+	assert_int_equal(n[FBC_EDGE_SKIPS], 1);
+	assert_int_equal(n[FBC_EDGE_SKIP_RANGE], 2); /* a (1.0.0) and b (2.0.0) */
+	assert_string_equal(fbc_graph_edge_kind_name(FBC_EDGE_SKIP_RANGE), "skipRange");
+	assert_int_equal(f.g->n_classic, 4);
+	assert_string_equal(node(&f, f.g->classic[0]), "d");
+	gfree(&f);
+}
+
+static void fbc_graph_successors__olm_docs_example(void **state)
+{
+	gfix f;
+	fbc_graph_list l;
+	fbc_error err;
+
+	(void)state;
+	/* v3 skips [v2]; v2 skipRange ">=1.0.0 <2.0.0"; installed 1.0.0 */
+	gload(&f, P CH("{\"name\":\"example.v2.0.0\",\"skipRange\":\">=1.0.0 <2.0.0\"},"
+		       "{\"name\":\"example.v3.0.0\",\"skips\":[\"example.v2.0.0\"]}")
+			  B("example.v2.0.0", "2.0.0") B("example.v3.0.0", "3.0.0"));
+	assert_int_equal(f.g->status, FBC_GRAPH_OK);
+	assert_int_equal(
+		fbc_graph_successors(&l, f.g, FBC_UPGRADE_CLASSIC, "example.v1.0.0", "1.0.0", &err),
+		0);
+	assert_int_equal(l.n, 0); /* v2 is skipped, so off the chain; v3 covers nothing */
+	fbc_graph_list_dispose(&l);
+	assert_int_equal(
+		fbc_graph_successors(&l, f.g, FBC_UPGRADE_V1, "example.v1.0.0", "1.0.0", &err), 0);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(node(&f, l.items[0]), "example.v2.0.0");
+	fbc_graph_list_dispose(&l);
+	/* from v2 both semantics go to v3 */
+	assert_int_equal(
+		fbc_graph_successors(&l, f.g, FBC_UPGRADE_CLASSIC, "example.v2.0.0", NULL, &err),
+		0);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(node(&f, l.items[0]), "example.v3.0.0");
+	fbc_graph_list_dispose(&l);
+	/* upgrade paths */
+	assert_int_equal(
+		fbc_graph_upgrade_path(&l, f.g, FBC_UPGRADE_V1, "example.v1.0.0", "1.0.0", &err),
+		0);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(node(&f, l.items[0]), "example.v2.0.0");
+	assert_string_equal(node(&f, l.items[1]), "example.v3.0.0");
+	fbc_graph_list_dispose(&l);
+	assert_int_equal(fbc_graph_upgrade_path(&l, f.g, FBC_UPGRADE_CLASSIC, "example.v1.0.0",
+						"1.0.0", &err),
+			 FBC_ENOTFOUND);
+	gfree(&f);
+}
+
+static void fbc_graph_successors__ordering(void **state)
+{
+	gfix f;
+	fbc_graph_list l;
+	fbc_error err;
+
+	(void)state;
+	gload(&f, CHAIN4(",\"skipRange\":\">=1.0.0 <3.0.0\""));
+	/* classic: closest to the head first; v1: highest version first */
+	assert_int_equal(fbc_graph_successors(&l, f.g, FBC_UPGRADE_CLASSIC, "a", NULL, &err), 0);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(node(&f, l.items[0]), "d");
+	assert_string_equal(node(&f, l.items[1]), "b");
+	fbc_graph_list_dispose(&l);
+	assert_int_equal(fbc_graph_successors(&l, f.g, FBC_UPGRADE_V1, "a", NULL, &err), 0);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(node(&f, l.items[0]), "d");
+	fbc_graph_list_dispose(&l);
+	/* an installed version that is no entry at all */
+	assert_int_equal(fbc_graph_successors(&l, f.g, FBC_UPGRADE_V1, "other", "2.5.0", &err), 0);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(node(&f, l.items[0]), "d");
+	fbc_graph_list_dispose(&l);
+	assert_int_equal(fbc_graph_upgrade_path(&l, f.g, FBC_UPGRADE_CLASSIC, "a", NULL, &err), 0);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(node(&f, l.items[0]), "d");
+	fbc_graph_list_dispose(&l);
+	assert_int_equal(fbc_graph_upgrade_path(&l, f.g, FBC_UPGRADE_CLASSIC, "d", NULL, &err), 0);
+	assert_int_equal(l.n, 0);
+	fbc_graph_list_dispose(&l);
+	gfree(&f);
+
+	gload(&f, CHAIN4(""));
+	assert_int_equal(fbc_graph_upgrade_path(&l, f.g, FBC_UPGRADE_CLASSIC, "a", NULL, &err), 0);
+	assert_int_equal(l.n, 3);
+	assert_string_equal(node(&f, l.items[0]), "b");
+	assert_string_equal(node(&f, l.items[1]), "c");
+	assert_string_equal(node(&f, l.items[2]), "d");
+	fbc_graph_list_dispose(&l);
+	assert_int_equal(fbc_graph_upgrade_path(&l, f.g, FBC_UPGRADE_V1, "b", NULL, &err), 0);
+	assert_int_equal(l.n, 2);
+	fbc_graph_list_dispose(&l);
+	gfree(&f);
+}
+
+static void fbc_graph_build__deprecation_flags(void **state)
+{
+	gfix f;
+
+	(void)state;
+	gload(&f,
+	      P CH("{\"name\":\"a\"},{\"name\":\"b\",\"replaces\":\"a\"}") B("a", "1.0.0") B(
+		      "b",
+		      "2.0.0") "{\"schema\":\"olm.deprecations\",\"package\":\"foo\",\"entries\":["
+			       "{\"reference\":{\"schema\":\"olm.bundle\",\"name\":\"a\"},"
+			       "\"message\":\"old\"},"
+			       "{\"reference\":{\"schema\":\"olm.channel\",\"name\":\"stable\"},"
+			       "\"message\":\"m\"}]}\n");
+	assert_true(f.g->nodes[fbc_graph_find(f.g, "a")].deprecated);
+	assert_false(f.g->nodes[fbc_graph_find(f.g, "b")].deprecated);
+	assert_true(f.g->channel_deprecated);
+	assert_false(f.g->package_deprecated);
+	gfree(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fbc_graph_build__replaces_and_skips_stop_the_walk),
+		cmocka_unit_test(fbc_graph_build__cycles),
+		cmocka_unit_test(fbc_graph_build__single_entry_and_heads),
+		cmocka_unit_test(fbc_graph_build__edges),
+		cmocka_unit_test(fbc_graph_successors__olm_docs_example),
+		cmocka_unit_test(fbc_graph_successors__ordering),
+		cmocka_unit_test(fbc_graph_build__deprecation_flags),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,452 @@
+/*
+ * Rules L10-L12, C1-C28, V1-V12 and the strict extras: for every rule one
+ * input that must pass cleanly and one that must produce the rule's code.
+ * Inputs are JSON lines written with single quotes (turned into double
+ * quotes before decoding) to keep them readable.
+ */
+#include "fbc_test_util.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#define P "{'schema':'olm.package','name':'foo','defaultChannel':'stable'}\n"
+#define CH1                                                                                        \
+	"{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'foo.v1.0.0'}" \
+	"]}\n"
+#define BX(name, ver, extra)                                                                   \
+	"{'schema':'olm.bundle','name':'" name "','package':'foo','image':'quay.io/foo/b:v1'," \
+	"'properties':[{'type':'olm.package','value':{'packageName':'foo','version':'" ver     \
+	"'}}]" extra "}\n"
+#define B1	     BX("foo.v1.0.0", "1.0.0", "")
+#define BASE	     P CH1 B1
+#define CSV64	     "a2luZDogQ2x1c3RlclNlcnZpY2VWZXJzaW9uCm1ldGFkYXRhOgogIG5hbWU6IGZvby52MS4wLjAK"
+#define DEP(entries) "{'schema':'olm.deprecations','package':'foo','entries':[" entries "]}\n"
+
+static char *sq(const char *s)
+{
+	char *d = strdup(s), *p;
+
+	assert_non_null(d);
+	for (p = d; *p; p++) {
+		if (*p == '\'')
+			*p = '"';
+	}
+	return d;
+}
+
+static void run(tcat *t, const char *text, bool strict)
+{
+	char *s = sq(text);
+
+	memset(t, 0, sizeof(*t));
+	tcat_validate(t, s, strict);
+	free(s);
+}
+
+typedef struct rule_case {
+	const char *code;
+	const char *valid;
+	const char *invalid;
+	bool strict;
+} rule_case;
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+static const rule_case cases[] = {
+	{"L10",
+	 "{'schema':'olm.package','Name':'foo','DefaultChannel':'stable','unknown':1,'description':"
+	 "null}\n" CH1 B1,
+	 P "{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'foo.v1.0.0'"
+	   ",'skips':'x'}]}\n" B1},
+	{"L10", BASE,
+	 "{'schema':'olm.package','name':'foo','defaultChannel':'stable','icon':{'base64data':'ab$"
+	 "c','mediatype':'image/png'}}\n" CH1 B1},
+	{"L11",
+	 P CH1 "{'schema':'olm.bundle','name':'foo.v1.0.0','package':'foo','properties':[{'type':'"
+	       "olm.package','value':{'packageName':'foo','version':'1.0.0'}},{'type':'olm.bundle."
+	       "object','value':{'data':'" CSV64 "'}}]}\n",
+	 P CH1 "{'schema':'olm.bundle','name':'foo.v1.0.0','package':'foo','image':'quay.io/a/"
+	       "b:1','properties':[{'type':'olm.package','value':{'packageName':'foo','version':'1."
+	       "0.0'}},{'type':'olm.bundle.object','value':{'data':'!!!!'}}]}\n"},
+	{"L11", BASE,
+	 P CH1 "{'schema':'olm.bundle','name':'foo.v1.0.0','package':'foo','image':'quay.io/a/"
+	       "b:1','properties':[{'type':'olm.package','value':{'packageName':'foo','version':'1."
+	       "0.0'}},{'type':'olm.bundle.object','value':{'data':'YTogWzEsIDIK'}}]}\n"},
+	{"L11", BASE,
+	 P CH1 "{'schema':'olm.bundle','name':'foo.v1.0.0','package':'foo','image':'quay.io/a/"
+	       "b:1','properties':[{'type':'olm.package','value':{'packageName':'foo','version':'1."
+	       "0.0'}},{'type':'olm.bundle.object'}]}\n"},
+	{"C1", BASE, "{'schema':'olm.package','defaultChannel':'stable'}\n" BASE},
+	{"C2", BASE, P BASE},
+	{"C3", BASE, "{'schema':'olm.package','name':'my.op','defaultChannel':'stable'}\n"},
+	{"C3", BASE, "{'schema':'olm.package','name':'My_Op','defaultChannel':'stable'}\n"},
+	{"C4", BASE,
+	 BASE
+	 "{'schema':'olm.channel','name':'stable','package':'bar','entries':[{'name':'x'}]}\n"},
+	{"C5", BASE,
+	 BASE "{'schema':'olm.channel','package':'foo','entries':[{'name':'foo.v1.0.0'}]}\n"},
+	{"C6", BASE, BASE CH1},
+	{"C7", BASE,
+	 P "{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'foo.v1.0.0'"
+	   "},{'name':'foo.v1.0.0'}]}\n" B1},
+	{"C8", BASE, BASE "{'schema':'olm.bundle','name':'x','image':'quay.io/a/b:1'}\n"},
+	{"C9", BASE,
+	 BASE "{'schema':'olm.bundle','name':'x','package':'bar','image':'quay.io/a/b:1'}\n"},
+	{"C10", BASE, BASE B1},
+	{"C11", BX("foo.v1.0.0", "1.0.0", ",'relatedImages':[]") P CH1,
+	 P CH1 "{'schema':'olm.bundle','name':'foo.v1.0.0','package':'foo','image':'quay.io/a/"
+	       "b:1','properties':[{'type':'olm.package','value':{'packageName':'foo','version':'1."
+	       "0.0'}},{'type':'olm.gvk','value':'x'}]}\n"},
+	{"C11",
+	 P CH1 "{'schema':'olm.bundle','name':'foo.v1.0.0','package':'foo','image':'quay.io/a/"
+	       "b:1','properties':[{'type':'olm.package','value':{'packageName':'foo','version':'1."
+	       "0.0'}},{'type':'my.own','value':null}]}\n",
+	 P CH1 "{'schema':'olm.bundle','name':'foo.v1.0.0','package':'foo','image':'quay.io/a/"
+	       "b:1','properties':[{'type':'olm.package','value':{'packageName':'foo','version':'1."
+	       "0.0'}},{'type':'my.own'}]}\n"},
+	{"C12", BASE,
+	 P CH1
+	 "{'schema':'olm.bundle','name':'foo.v1.0.0','package':'foo','image':'quay.io/a/b:1'}\n"},
+	{"C13", BASE,
+	 P CH1 "{'schema':'olm.bundle','name':'foo.v1.0.0','package':'foo','image':'quay.io/a/"
+	       "b:1','properties':[{'type':'olm.package','value':{'packageName':'bar','version':'1."
+	       "0.0'}}]}\n"},
+	{"C14", BASE,
+	 P CH1 "{'schema':'olm.bundle','name':'foo.v1.0.0','package':'foo','image':'quay.io/Foo/"
+	       "b:v1','properties':[{'type':'olm.package','value':{'packageName':'foo','version':'"
+	       "1.0.0'}}]}\n"},
+	{"C15",
+	 P CH1 BX("foo.v1.0.0", "1.0.0",
+		  ",'relatedImages':[{'name':'','image':''},{'image':'registry.io:5000/a/"
+		  "b@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef'}]"),
+	 P CH1 BX("foo.v1.0.0", "1.0.0", ",'relatedImages':[{'name':'x','image':'UPPER'}]")},
+	{"C16", BASE, P CH1 BX("foo.v1.0.0", "v1.0.0", "")},
+	{"C17",
+	 P "{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'foo-v1.0.0-"
+	   "2'}]}\n"
+	   "{'schema':'olm.bundle','name':'foo-v1.0.0-2','package':'foo','image':'quay.io/a/"
+	   "b:1','properties':[{'type':'olm.package','value':{'packageName':'foo','version':'1.0.0'"
+	   ",'release':'2'}}]}\n",
+	 P CH1 "{'schema':'olm.bundle','name':'foo.v1.0.0','package':'foo','image':'quay.io/a/"
+	       "b:1','properties':[{'type':'olm.package','value':{'packageName':'foo','version':'1."
+	       "0.0','release':'01'}}]}\n"},
+	{"C18", BASE, BASE BX("foo.v2.0.0", "2.0.0", "")},
+	{"C19", BASE,
+	 P "{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'foo.v1.0.0'"
+	   "},{'name':'foo.v2.0.0','replaces':'foo.v1.0.0'}]}\n" B1},
+	{"C20", BASE DEP(""), BASE "{'schema':'olm.deprecations','entries':[]}\n"},
+	{"C21", BASE DEP(""), BASE "{'schema':'olm.deprecations','package':'bar','entries':[]}\n"},
+	{"C22", BASE DEP(""), BASE DEP("") DEP("")},
+	{"C23", BASE DEP("{'reference':{'schema':'olm.package'},'message':'gone'}"),
+	 BASE DEP("{'reference':{'name':'x'},'message':'m'}")},
+	{"C24", BASE DEP("{'reference':{'schema':'olm.bundle','name':'foo.v1.0.0'},'message':'m'}"),
+	 BASE DEP("{'reference':{'schema':'olm.bundle','name':'foo.v1.0.0'},'message':'m'},{'"
+		  "reference':{'schema':'olm.bundle','name':'foo.v1.0.0'},'message':'n'}")},
+	{"C25", BASE DEP("{'reference':{'schema':'olm.bundle','name':'foo.v1.0.0'},'message':'m'}"),
+	 BASE DEP("{'reference':{'schema':'olm.bundle','name':'nope'},'message':'m'}")},
+	{"C26", BASE DEP("{'reference':{'schema':'olm.channel','name':'stable'},'message':'m'}"),
+	 BASE DEP("{'reference':{'schema':'olm.channel','name':'nope'},'message':'m'}")},
+	{"C27", BASE DEP("{'reference':{'schema':'olm.package'},'message':'m'}"),
+	 BASE DEP("{'reference':{'schema':'olm.package','name':'foo'},'message':'m'}")},
+	{"C28", BASE DEP("{'reference':{'schema':'olm.channel','name':'stable'},'message':'m'}"),
+	 BASE DEP("{'reference':{'schema':'olm.foo','name':'x'},'message':'m'}")},
+	{"V1", BASE, "{'schema':'olm.package','name':'foo'}\n" CH1 B1},
+	{"V2", BASE, "{'schema':'olm.package','name':'foo'}\n"},
+	{"V3", BASE, "{'schema':'olm.package','name':'foo','defaultChannel':'beta'}\n" CH1 B1},
+	{"V3", BASE, P "{'schema':'olm.channel','name':'stable','package':'foo','entries':[]}\n"},
+	{"V4",
+	 P "{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'foo.v1.0.0'"
+	   "},{'name':'foo.v2.0.0','replaces':'foo.v1.0.0','skipRange':'<2.0.0'}]}\n" B1 BX(
+		   "foo.v2.0.0", "2.0.0", ""),
+	 P "{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'foo.v1.0.0'"
+	   "},{'name':'foo.v2.0.0','skipRange':'<2.0.0'}]}\n" B1 BX("foo.v2.0.0", "2.0.0", "")},
+	{"V5", BASE,
+	 P "{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'a','"
+	   "replaces':'b'},{'name':'b','replaces':'a'},{'name':'c','replaces':'b'}]}\n" BX(
+		   "a", "1.0.0", "") BX("b", "2.0.0", "") BX("c", "3.0.0", "")},
+	{"V6",
+	 P "{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'a'},{'name'"
+	   ":'b','replaces':'a'},{'name':'c','replaces':'b','skips':['a']}]}\n" BX("a", "1.0.0", "")
+		   BX("b", "2.0.0", "") BX("c", "3.0.0", ""),
+	 P "{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'a'},{'name'"
+	   ":'b','replaces':'a'},{'name':'c','replaces':'b','skips':['b']}]}\n" BX("a", "1.0.0", "")
+		   BX("b", "2.0.0", "") BX("c", "3.0.0", "")},
+	{"V7", BASE,
+	 P "{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'foo.v1.0.0'"
+	   ",'skips':['']}]}\n" B1},
+	{"V8",
+	 P "{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'foo.v1.0.0'"
+	   ",'skipRange':'>=0.1.0 <1.0.0'}]}\n" B1,
+	 P "{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'foo.v1.0.0'"
+	   ",'skipRange':'>=1.0 <2.0'}]}\n" B1},
+	{"V9", BASE,
+	 P CH1 "{'schema':'olm.bundle','name':'foo.v1.0.0','package':'foo','properties':[{'type':'"
+	       "olm.package','value':{'packageName':'foo','version':'1.0.0'}}]}\n"},
+	{"V10",
+	 P "{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'foo-v1.0.0-"
+	   "2'}]}\n"
+	   "{'schema':'olm.bundle','name':'foo-v1.0.0-2','package':'foo','image':'quay.io/a/"
+	   "b:1','properties':[{'type':'olm.package','value':{'packageName':'foo','version':'1.0.0'"
+	   ",'release':'2'}}]}\n",
+	 P CH1 "{'schema':'olm.bundle','name':'foo.v1.0.0','package':'foo','image':'quay.io/a/"
+	       "b:1','properties':[{'type':'olm.package','value':{'packageName':'foo','version':'1."
+	       "0.0','release':'2'}}]}\n"},
+	{"V10", BASE,
+	 P "{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'foo-v1.0.0+"
+	   "b-2'}]}\n"
+	   "{'schema':'olm.bundle','name':'foo-v1.0.0+b-2','package':'foo','image':'quay.io/a/"
+	   "b:1','properties':[{'type':'olm.package','value':{'packageName':'foo','version':'1.0.0+"
+	   "b','release':'2'}}]}\n"},
+	{"V11",
+	 P "{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'a'},{'name'"
+	   ":'b','replaces':'a'}]}\n" BX("a", "1.0.0+a", "") BX("b", "1.0.0+b", ""),
+	 P "{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'a'},{'name'"
+	   ":'b','replaces':'a'}]}\n" BX("a", "1.0.0", "") BX("b", "1.0.0", "")},
+	{"V12", BASE DEP("{'reference':{'schema':'olm.bundle','name':'foo.v1.0.0'},'message':'m'}"),
+	 BASE DEP("{'reference':{'schema':'olm.bundle','name':'foo.v1.0.0'},'message':''}")},
+#define BPROPS(props)                                                                          \
+	"{'schema':'olm.bundle','name':'foo.v1.0.0','package':'foo','image':'quay.io/a/b:1',"  \
+	"'properties':[{'type':'olm.package','value':{'packageName':'foo','version':'1.0.0'}}" \
+	"," props "]}\n"
+	{"S1", P CH1 BPROPS("{'type':'olm.csv.metadata','value':{'displayName':'x'}}"),
+	 P CH1 BPROPS(
+		 "{'type':'olm.csv.metadata','value':{}},{'type':'olm.csv.metadata','value':{}}"),
+	 true},
+	{"S2", BASE "{'schema':'my.schema','package':'foo'}\n", BASE "{'schema':'example.com/x'}\n",
+	 true},
+	{"S4",
+	 P CH1 BPROPS("{'type':'olm.constraint','value':{'failureMessage':'f','all':{'constraints':"
+		      "[{'gvk':{'group':'g','version':'v','kind':'k'}}]}}}"),
+	 P CH1 BPROPS("{'type':'olm.constraint','value':{'failureMessage':'f','all':{'constraints':"
+		      "[{'gvk':{'group':'g','flavour':'v'}}]}}}"),
+	 true},
+	{"S5",
+	 P CH1 BPROPS("{'type':'olm.package.required','value':{'packageName':'bar','versionRange':'"
+		      ">=1.0.0'}}"),
+	 P CH1 BPROPS("{'type':'olm.package.required','value':{'packageName':'bar','versionRange':'"
+		      ">=v1'}}"),
+	 true},
+};
+#pragma GCC diagnostic pop
+
+static void rules__valid_and_invalid_case_per_rule(void **state)
+{
+	size_t i;
+	int failures = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tcat t;
+
+		run(&t, cases[i].valid, cases[i].strict);
+		if (fbc_diags_count(&t.diags) != 0) {
+			fprintf(stderr, "case %zu (%s): valid input has findings:\n", i,
+				cases[i].code);
+			tcat_dump(&t);
+			failures++;
+		}
+		tcat_dispose(&t);
+		run(&t, cases[i].invalid, cases[i].strict);
+		if (tcat_count(&t, cases[i].code) == 0) {
+			fprintf(stderr, "case %zu (%s): invalid input lacks the rule; found:\n", i,
+				cases[i].code);
+			tcat_dump(&t);
+			failures++;
+		}
+		tcat_dispose(&t);
+	}
+	assert_int_equal(failures, 0);
+}
+
+static void rules__strict_extras_off_by_default(void **state)
+{
+	tcat t;
+
+	(void)state;
+	run(&t, BASE "{'schema':'example.com/x'}\n", false);
+	assert_int_equal(fbc_diags_count(&t.diags), 0);
+	tcat_dispose(&t);
+}
+
+static void l12__other_schemas_kept_verbatim(void **state)
+{
+	tcat t;
+	const fbc_other *o;
+
+	(void)state;
+	run(&t,
+	    BASE "{'schema':'example.com/x','package':'foo','b':[1,{'z':1,'a':null}],'a':'x'}\n",
+	    false);
+	assert_int_equal(fbc_diags_count(&t.diags), 0);
+	assert_int_equal(t.cat->others.len, 1);
+	o = FBC_CATALOG_AT(t.cat->others, fbc_other, 0);
+	assert_string_equal(o->schema, "example.com/x");
+	assert_string_equal(o->blob,
+			    "{\"a\":\"x\",\"b\":[1,{\"a\":null,\"z\":1}],\"package\":\"foo\","
+			    "\"schema\":\"example.com/x\"}");
+	assert_int_equal(fbc_catalog_package(t.cat, "foo")->n_others, 1);
+	tcat_dispose(&t);
+}
+
+static void messages__follow_opm_wording(void **state)
+{
+	tcat t;
+	const fbc_diag *d;
+
+	(void)state;
+	run(&t,
+	    P "{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'foo.v1."
+	      "0.0'},{'name':'foo.v2.0.0'}]}\n" B1 BX("foo.v2.0.0", "2.0.0", ""),
+	    false);
+	d = tcat_find(&t, "V4");
+	assert_non_null(d);
+	assert_string_equal(d->message,
+			    "multiple channel heads found in graph: foo.v1.0.0, foo.v2.0.0");
+	assert_string_equal(d->package, "foo");
+	assert_string_equal(d->channel, "stable");
+	assert_string_equal(d->file, "t.json");
+	assert_int_equal(d->line, 2);
+	tcat_dispose(&t);
+
+	run(&t,
+	    P "{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'a','"
+	      "replaces':'b'},{'name':'b','replaces':'a'},{'name':'c','replaces':'b'}]}\n" BX(
+		      "a", "1.0.0", "") BX("b", "2.0.0", "") BX("c", "3.0.0", ""),
+	    false);
+	d = tcat_find(&t, "V5");
+	assert_non_null(d);
+	assert_string_equal(d->message,
+			    "detected cycle in replaces chain of upgrade graph: b -> a -> b");
+	tcat_dispose(&t);
+
+	run(&t,
+	    P "{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'foo.v1."
+	      "0.0','skips':'x'}]}\n" B1,
+	    false);
+	d = tcat_find(&t, "L10");
+	assert_non_null(d);
+	assert_string_equal(d->message,
+			    "parse channel: json: cannot unmarshal string into Go struct field "
+			    "ChannelEntry.entries.skips of type []string");
+	tcat_dispose(&t);
+
+	run(&t,
+	    "{'schema':'olm.package','name':'foo','defaultChannel':'stable','icon':{'base64data':'"
+	    "ab$c'}}\n" CH1 B1,
+	    false);
+	d = tcat_find(&t, "L10");
+	assert_non_null(d);
+	assert_string_equal(d->message, "parse package: illegal base64 data at input byte 2");
+	tcat_dispose(&t);
+
+	run(&t, "{'schema':'olm.package','name':'my.op','defaultChannel':'stable'}\n", false);
+	d = tcat_find(&t, "C3");
+	assert_non_null(d);
+	assert_string_equal(d->message, "invalid package name \"my.op\": [must not contain dots]");
+	tcat_dispose(&t);
+
+	run(&t, P CH1 BX("foo.v1.0.0", "v1.0.0", ""), false);
+	d = tcat_find(&t, "C16");
+	assert_non_null(d);
+	assert_non_null(
+		strstr(d->message, "error parsing bundle \"foo.v1.0.0\" version \"v1.0.0\": "));
+	assert_string_equal(d->bundle, "foo.v1.0.0");
+	assert_int_equal(d->line, 3);
+	tcat_dispose(&t);
+
+	run(&t,
+	    P "{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'a'},{'"
+	      "name':'b','replaces':'a'}]}\n" BX("a", "1.0.0", "") BX("b", "1.0.0", ""),
+	    false);
+	d = tcat_find(&t, "V11");
+	assert_non_null(d);
+	assert_string_equal(d->message, "duplicate versions found in bundles: [{1.0.0: [a, b]}]");
+	tcat_dispose(&t);
+}
+
+/* opm stops at the first error; fbcd reports them all. */
+static void validate__reports_all_errors(void **state)
+{
+	tcat t;
+
+	(void)state;
+	run(&t,
+	    P P
+	    "{'schema':'olm.channel','name':'stable','package':'foo','entries':[{'name':'foo.v1.0."
+	    "0'},{'name':'foo.v2.0.0'},{'name':'x.v1'}]}\n" B1 BX(
+		    "foo.v2.0.0", "v2", "") "{'schema':'olm.bundle','name':'o','package':'nope'}\n",
+	    false);
+	assert_int_equal(tcat_count(&t, "C2"), 1);
+	assert_int_equal(tcat_count(&t, "C9"), 1);
+	assert_int_equal(tcat_count(&t, "C16"), 1);
+	assert_int_equal(tcat_count(&t, "C19"), 1);
+	assert_int_equal(tcat_count(&t, "V4"), 1);
+	tcat_dispose(&t);
+}
+
+static void link__derived_bundle_fields(void **state)
+{
+	tcat t;
+	fbc_package *p;
+	fbc_bundle *b;
+
+	(void)state;
+	run(&t,
+	    P CH1 "{'schema':'olm.channel','name':'alpha','package':'foo','entries':[{'name':'foo."
+		  "v1.0.0'}]}\n"
+		  "{'schema':'olm.bundle','name':'foo.v1.0.0','package':'foo','properties':["
+		  "{'type':'olm.package','value':{'packageName':'foo','version':'1.0.0-rc.1+b7'}},"
+		  "{'type':'olm.gvk','value':{'group':'g.io','kind':'K','version':'v1'}},"
+		  "{'type':'olm.gvk.required','value':{'group':'h.io','kind':'L','version':'v2'}},"
+		  "{'type':'olm.package.required','value':{'packageName':'bar','versionRange':'>=1."
+		  "0.0'}},"
+		  "{'type':'olm.bundle.object','value':{'data':'" CSV64 "'}}]}\n",
+	    false);
+	assert_int_equal(fbc_diags_count(&t.diags), 0);
+	p = fbc_catalog_package(t.cat, "foo");
+	assert_non_null(p);
+	assert_int_equal(p->n_channels, 2);
+	assert_string_equal(p->channels[0]->name, "alpha");
+	b = fbc_package_bundle(p, "foo.v1.0.0");
+	assert_non_null(b);
+	assert_string_equal(b->version, "1.0.0-rc.1+b7");
+	assert_true(b->has_semver);
+	assert_int_equal(b->semver.major, 1);
+	assert_int_equal(b->n_provided, 1);
+	assert_string_equal(b->provided[0].group, "g.io");
+	assert_int_equal(b->n_required, 1);
+	assert_string_equal(b->required[0].kind, "L");
+	assert_int_equal(b->n_package_reqs, 1);
+	assert_string_equal(b->package_reqs[0].version_range, ">=1.0.0");
+	assert_int_equal(b->n_bundle_objects, 1);
+	assert_non_null(b->csv_json);
+	assert_string_equal(
+		b->csv_json,
+		"{\"kind\":\"ClusterServiceVersion\",\"metadata\":{\"name\":\"foo.v1.0.0\"}}");
+	assert_int_equal(b->n_channels, 2);
+	assert_string_equal(b->channels[0]->name, "alpha");
+	assert_ptr_equal(fbc_package_channel(p, "stable")->entries[0].bundle, b);
+	assert_null(fbc_package_channel(p, "nope"));
+	assert_null(fbc_catalog_package(t.cat, "nope"));
+	tcat_dispose(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(rules__valid_and_invalid_case_per_rule),
+		cmocka_unit_test(rules__strict_extras_off_by_default),
+		cmocka_unit_test(l12__other_schemas_kept_verbatim),
+		cmocka_unit_test(messages__follow_opm_wording),
+		cmocka_unit_test(validate__reports_all_errors),
+		cmocka_unit_test(link__derived_bundle_fields),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
