@@ -749,6 +749,35 @@ static int pop(conv *c, const yaml_event_t *ev)
 	return attach(c, f.node, false, &ev->start_mark);
 }
 
+/* Fast path for the most common event: a mapping key that is a plain
+ * string. The key takes over libyaml's buffer (malloc'd, NUL-terminated,
+ * released with free), so no json_t is built for it. */
+static bool take_string_key(conv *c, yaml_event_t *ev)
+{
+	frame *f;
+	resolved r;
+	const char *s = (const char *)ev->data.scalar.value;
+	size_t n = ev->data.scalar.length;
+
+	if (c->depth == 0 || ev->data.scalar.tag != NULL || ev->data.scalar.anchor != NULL ||
+	    n > c->lim->max_string_bytes)
+		return false;
+	f = &c->stack[c->depth - 1];
+	if (!f->is_map || f->key != NULL || f->merge)
+		return false;
+	if (ev->data.scalar.plain_implicit) {
+		if (n == 2 && s[0] == '<' && s[1] == '<')
+			return false;
+		resolve_plain(&r, s, n);
+		if (r.tag != R_STR)
+			return false;
+	}
+	f->key = (char *)ev->data.scalar.value;
+	f->key_len = n;
+	ev->data.scalar.value = NULL;
+	return true;
+}
+
 static void conv_dispose(conv *c)
 {
 	for (size_t i = 0; i < c->depth; i++) {
@@ -809,6 +838,8 @@ int fbc_yaml_doc_parse(json_t **out, int *content_line, const char *data, size_t
 			done = true; /* like go-yaml, only the first document counts */
 			break;
 		case YAML_SCALAR_EVENT:
+			if (take_string_key(&c, &ev))
+				break;
 			rc = scalar_to_json(&c, &v, &ev);
 			if (rc != 0)
 				break;
