@@ -1,12 +1,156 @@
-/* placeholder: 'fbcd serve' is under construction */
+/* fbcd serve: configuration, database (external or embedded), HTTP server,
+ * and a clean stop on SIGTERM/SIGINT. */
 #include "api/cli.h"
 
+#include "api/http.h"
+#include "api/http_api.h"
+#include "api/http_config.h"
+#include "db/db.h"
+#include "db/embedded.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define GRACE_MS 30000
+
+static void report(const fbc_error *err)
+{
+	fprintf(stderr, "fbcd serve: %s%s%s\n", err->where, err->where[0] ? ": " : "",
+		err->message);
+}
+
+static void print_routes(void)
+{
+	size_t n;
+	const fbc_http_route *r = fbc_http_api_routes(&n);
+
+	for (size_t i = 0; i < n; i++)
+		printf("%s %s %s\n", r[i].method, r[i].pattern, r[i].operation_id);
+}
+
+static int make_dir(const char *path, fbc_error *err)
+{
+	if (mkdir(path, 0700) != 0 && errno != EEXIST)
+		return fbc_error_set(err, FBC_EIO, path, "cannot create directory: %s",
+				     strerror(errno));
+	return 0;
+}
 
 int fbc_cmd_serve(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "fbcd serve: not implemented yet\n");
-	return 2;
+	fbc_http_config cfg;
+	fbc_error err;
+	fbc_db_embedded *emb = NULL;
+	fbc_db *db = NULL;
+	fbc_http_server *srv = NULL;
+	fbc_http_app app;
+	bool app_ok = false;
+	char tmp_dir[4096];
+	sigset_t sigs;
+	int status = 2, rc, sig = 0;
+
+	fbc_http_config_init(&cfg);
+	fbc_error_init(&err);
+	rc = fbc_http_config_from_args(&cfg, argc, argv, &err);
+	if (rc == 1) {
+		status = 0;
+		goto done;
+	}
+	if (rc != 0) {
+		report(&err);
+		goto done;
+	}
+	if (cfg.print_routes || cfg.print_openapi) {
+		if (cfg.print_routes)
+			print_routes();
+		if (cfg.print_openapi)
+			printf("%.*s\n", (int)fbc_http_openapi_json_len, fbc_http_openapi_json);
+		status = 0;
+		goto done;
+	}
+
+	/* Signals are taken synchronously by the main thread only: block them
+	 * before any thread (pool, HTTP workers) exists so they inherit the mask. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if ((rc = make_dir(cfg.data_dir, &err)) != 0) {
+		report(&err);
+		goto done;
+	}
+	if ((size_t)snprintf(tmp_dir, sizeof(tmp_dir), "%s/tmp", cfg.data_dir) >= sizeof(tmp_dir) ||
+	    make_dir(tmp_dir, &err) != 0) {
+		report(&err);
+		goto done;
+	}
+	if (!cfg.database_url) {
+		fprintf(stderr,
+			"fbcd serve: no database URL; starting the embedded PostgreSQL in %s\n",
+			cfg.data_dir);
+		if (fbc_db_embedded_start(&emb, cfg.data_dir, &err) != 0) {
+			report(&err);
+			goto done;
+		}
+	}
+	fbc_db_options dopt;
+	memset(&dopt, 0, sizeof(dopt));
+	dopt.url = cfg.database_url ? cfg.database_url : fbc_db_embedded_url(emb);
+	dopt.pool_size = cfg.pool_size;
+	dopt.migrate = true;
+	if (fbc_db_open(&db, &dopt, &err) != 0) {
+		report(&err);
+		goto done;
+	}
+	if (cfg.admin_token && cfg.admin_token[0] &&
+	    fbc_db_token_seed(db, cfg.admin_token, FBC_DB_SCOPE_ADMIN, &err) != 0) {
+		report(&err);
+		goto done;
+	}
+	if (fbc_http_app_init(&app, db, tmp_dir) != 0) {
+		fprintf(stderr, "fbcd serve: cannot initialise\n");
+		goto done;
+	}
+	app_ok = true;
+
+	size_t n_routes;
+	fbc_http_server_opts sopt;
+	memset(&sopt, 0, sizeof(sopt));
+	sopt.listen = cfg.listen;
+	sopt.threads = cfg.threads;
+	sopt.max_body = cfg.max_body;
+	sopt.read_auth = cfg.read_auth;
+	sopt.auth = fbc_http_api_auth;
+	sopt.app = &app;
+	sopt.routes = fbc_http_api_routes(&n_routes);
+	sopt.n_routes = n_routes;
+	sopt.access_log = cfg.access_log;
+	if (fbc_http_server_start(&srv, &sopt, &err) != 0) {
+		report(&err);
+		goto done;
+	}
+	fprintf(stderr, "fbcd serve: listening on %s (port %u), reads %s\n", cfg.listen,
+		fbc_http_server_port(srv), cfg.read_auth ? "need a token" : "open");
+
+	while (sigwait(&sigs, &sig) != 0 || (sig != SIGTERM && sig != SIGINT))
+		;
+	fprintf(stderr, "fbcd serve: %s received, finishing in-flight requests\n",
+		sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	status = 0;
+done:
+	fbc_http_server_stop(srv, GRACE_MS);
+	if (app_ok)
+		fbc_http_app_dispose(&app);
+	fbc_db_close(db);
+	fbc_db_embedded_stop(emb);
+	if (status == 0 && sig)
+		fprintf(stderr, "fbcd serve: stopped\n");
+	fbc_http_config_dispose(&cfg);
+	return status;
 }

@@ -303,7 +303,8 @@ static void usage(FILE *f)
 		"  --max-body BYTES       request body limit (FBCD_MAX_BODY; 512 MiB)\n"
 		"  --pool-size N          database connections (FBCD_POOL_SIZE; 16)\n"
 		"  --access-log           log one line per request (FBCD_ACCESS_LOG)\n"
-		"  --print-routes         print the route table (METHOD PATH) and exit\n\n"
+		"  --print-routes         print the route table (METHOD PATH) and exit\n"
+		"  --print-openapi        print the OpenAPI document (JSON) and exit\n\n"
 		"FBCD_ADMIN_TOKEN seeds an admin token at start-up.\n"
 		"Signals: SIGTERM/SIGINT stop accepting, finish in-flight requests, exit.\n");
 }
@@ -321,6 +322,7 @@ int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_err
 		{"pool-size", required_argument, NULL, 'p'},
 		{"access-log", no_argument, NULL, 'a'},
 		{"print-routes", no_argument, NULL, 'R'},
+		{"print-openapi", no_argument, NULL, 'O'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -381,6 +383,9 @@ int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_err
 			break;
 		case 'R':
 			c->print_routes = true;
+			break;
+		case 'O':
+			c->print_openapi = true;
 			break;
 		case 'c':
 			break;

@@ -38,7 +38,8 @@ typedef struct fbc_http_config {
 	size_t max_body;
 	unsigned pool_size;
 	bool access_log;
-	bool print_routes; /* --print-routes: list the route table and exit */
+	bool print_routes;  /* --print-routes: list the route table and exit */
+	bool print_openapi; /* --print-openapi: print the embedded document and exit */
 } fbc_http_config;
 
 void fbc_http_config_init(fbc_http_config *c);

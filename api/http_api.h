@@ -1,0 +1,58 @@
+/*
+ * The fbcd REST API: the route table (one row per operation of
+ * openapi/openapi.yaml) and the application context its handlers share.
+ *
+ * Handlers are thin: they parse and check the request, resolve the catalog
+ * revision (?revision=, default the current one), answer 304 when the
+ * client's If-None-Match names that revision's digest, and serialise what
+ * the database layer (db/db.h) returns. The JSON-lines stream of a revision
+ * (/api/v1/all) is cached in memory by content digest, with its gzip form,
+ * because revisions are immutable.
+ *
+ * Ownership: the app borrows db; fbc_http_app_dispose frees the cache.
+ * Thread-safety: handlers run concurrently; the cache has its own lock.
+ */
+#ifndef FBC_API_HTTP_API_H
+#define FBC_API_HTTP_API_H
+
+#include "api/http.h"
+#include "db/db.h"
+
+#include <pthread.h>
+
+#define FBC_HTTP_ALL_CACHE_SLOTS 8
+
+struct fbc_http_blob;
+
+typedef struct fbc_http_app {
+	fbc_db *db;
+	const char *tmp_dir; /* where uploads are extracted */
+	pthread_mutex_t lock;
+	struct fbc_http_blob *all_cache[FBC_HTTP_ALL_CACHE_SLOTS];
+	unsigned long tick;
+} fbc_http_app;
+
+int fbc_http_app_init(fbc_http_app *app, fbc_db *db, const char *tmp_dir);
+void fbc_http_app_dispose(fbc_http_app *app);
+
+/* The route table (static, read-only). */
+const fbc_http_route *fbc_http_api_routes(size_t *n);
+
+/* fbc_http_auth_fn for the server: "Bearer <token>" looked up in the db. */
+int fbc_http_api_auth(void *app, const char *authorization, unsigned *scopes, fbc_error *err);
+
+/* The embedded OpenAPI document as JSON (generated from openapi/openapi.yaml). */
+extern const char fbc_http_openapi_json[];
+extern const size_t fbc_http_openapi_json_len;
+
+/* Upgrade-graph helpers (http_graph.c), on the JSON of fbc_db_channel_graph. */
+int fbc_http_graph_format(fbc_buf *out, const json_t *graph, const char *format, fbc_error *err);
+/* semantics "classic" or "v1". Items are {"name","version","via":[kinds]}. */
+int fbc_http_graph_successors(json_t **out, const json_t *graph, const char *from,
+			      const char *semantics, fbc_error *err);
+/* The steps from `from` to `to` (NULL: the head for classic, the highest
+ * version reachable for v1), both ends included. */
+int fbc_http_graph_upgrade_path(json_t **out, const json_t *graph, const char *from, const char *to,
+				const char *semantics, fbc_error *err);
+
+#endif

@@ -1,0 +1,831 @@
+/* Unit tests for the HTTP layer: routing, conditional requests, gzip
+ * negotiation, paging, dispatch with authentication, configuration files,
+ * safe tar extraction, upgrade graphs, and a real server on a socket. */
+#include "api/http.h"
+#include "api/http_api.h"
+#include "api/http_config.h"
+#include "api/http_content.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <curl/curl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cmocka.h>
+
+/* ------------------------------------------------------------ fixtures */
+
+static int h_echo(fbc_http_req *req, fbc_http_resp *resp)
+{
+	const char *id = fbc_http_param(req, "id");
+	char *s = fbc_arena_printf(req->arena, "id=%s", id ? id : "-");
+	fbc_http_body(resp, 200, "text/plain", s, strlen(s));
+	resp->etag = "\"sha256:abc\"";
+	return 0;
+}
+
+static int h_write(fbc_http_req *req, fbc_http_resp *resp)
+{
+	(void)req;
+	fbc_http_body(resp, 201, "text/plain", "made", 4);
+	return 0;
+}
+
+static int h_big(fbc_http_req *req, fbc_http_resp *resp)
+{
+	char *s = fbc_arena_alloc(req->arena, 100000);
+	for (size_t i = 0; i < 100000; i++)
+		s[i] = (char)('a' + i % 7);
+	fbc_http_body(resp, 200, "text/plain", s, 100000);
+	return 0;
+}
+
+static int h_body_len(fbc_http_req *req, fbc_http_resp *resp)
+{
+	char *s = fbc_arena_printf(req->arena, "%zu", req->body_len);
+	fbc_http_body(resp, 200, "text/plain", s, strlen(s));
+	return 0;
+}
+
+static int h_fail(fbc_http_req *req, fbc_http_resp *resp)
+{
+	(void)req;
+	(void)resp;
+	return FBC_EINTERNAL;
+}
+
+static const fbc_http_route test_routes[] = {
+	{"GET", "/things/{id}", h_echo, FBC_SCOPE_READ, "getThing"},
+	{"POST", "/things", h_write, FBC_SCOPE_WRITE, "makeThing"},
+	{"DELETE", "/things/{id}", h_write, FBC_SCOPE_ADMIN, "dropThing"},
+	{"GET", "/big", h_big, FBC_SCOPE_NONE, "big"},
+	{"POST", "/len", h_body_len, FBC_SCOPE_NONE, "len"},
+	{"GET", "/fail", h_fail, FBC_SCOPE_NONE, "fail"},
+};
+
+/* "Bearer r" grants read, "Bearer w" write+read, "Bearer a" everything. */
+static int fake_auth(void *app, const char *authorization, unsigned *scopes, fbc_error *err)
+{
+	(void)app;
+	(void)err;
+	*scopes = 0;
+	if (!strcmp(authorization, "Bearer r"))
+		*scopes = FBC_SCOPE_READ;
+	else if (!strcmp(authorization, "Bearer w"))
+		*scopes = FBC_SCOPE_WRITE | FBC_SCOPE_READ;
+	else if (!strcmp(authorization, "Bearer a"))
+		*scopes = FBC_SCOPE_ADMIN | FBC_SCOPE_WRITE | FBC_SCOPE_READ;
+	return 0;
+}
+
+static void opts_init(fbc_http_server_opts *o, bool read_auth)
+{
+	memset(o, 0, sizeof(*o));
+	o->routes = test_routes;
+	o->n_routes = sizeof(test_routes) / sizeof(test_routes[0]);
+	o->auth = fake_auth;
+	o->read_auth = read_auth;
+	o->max_body = 1000;
+	o->listen = "127.0.0.1:0";
+	o->threads = 2;
+}
+
+/* Dispatch method+path with an optional Authorization; returns the status
+ * and copies the body into out (if non-NULL). */
+static int run(const fbc_http_server_opts *o, const char *method, const char *path,
+	       const char *auth, const char *inm, char *out, size_t out_size)
+{
+	fbc_http_req req;
+	fbc_http_resp resp;
+	fbc_arena *a = NULL;
+
+	assert_int_equal(fbc_arena_create(&a, 0), 0);
+	memset(&req, 0, sizeof(req));
+	memset(&resp, 0, sizeof(resp));
+	req.arena = a;
+	req.method = method;
+	req.path = path;
+	req.authorization = auth;
+	req.if_none_match = inm;
+	assert_int_equal(fbc_http_dispatch(o, &req, &resp), 0);
+	if (out) {
+		size_t n = resp.body_len < out_size - 1 ? resp.body_len : out_size - 1;
+		memcpy(out, resp.body ? resp.body : "", n);
+		out[n] = '\0';
+	}
+	int status = resp.status;
+	fbc_http_resp_dispose(&resp);
+	fbc_arena_free(a);
+	return status;
+}
+
+/* -------------------------------------------------------------- router */
+
+static void fbc_http_route_match__extracts_params(void **state)
+{
+	(void)state;
+	fbc_arena *a;
+	fbc_http_req req;
+	bool pm;
+
+	assert_int_equal(fbc_arena_create(&a, 0), 0);
+	memset(&req, 0, sizeof(req));
+	req.arena = a;
+	const fbc_http_route *r =
+		fbc_http_route_match(test_routes, 6, "GET", "/things/x-1", &req, &pm);
+	assert_non_null(r);
+	assert_string_equal(r->operation_id, "getThing");
+	assert_string_equal(fbc_http_param(&req, "id"), "x-1");
+	assert_null(fbc_http_param(&req, "other"));
+	fbc_arena_free(a);
+}
+
+static void fbc_http_route_match__distinguishes_404_and_405(void **state)
+{
+	(void)state;
+	fbc_arena *a;
+	fbc_http_req req;
+	bool pm;
+
+	assert_int_equal(fbc_arena_create(&a, 0), 0);
+	memset(&req, 0, sizeof(req));
+	req.arena = a;
+	assert_null(fbc_http_route_match(test_routes, 6, "PUT", "/things/1", &req, &pm));
+	assert_true(pm);
+	assert_null(fbc_http_route_match(test_routes, 6, "GET", "/things/1/more", &req, &pm));
+	assert_false(pm);
+	assert_null(fbc_http_route_match(test_routes, 6, "GET", "/things/", &req, &pm));
+	assert_null(fbc_http_route_match(test_routes, 6, "GET", "/thingsx/1", &req, &pm));
+	/* HEAD is answered by GET routes */
+	assert_non_null(fbc_http_route_match(test_routes, 6, "HEAD", "/things/1", &req, &pm));
+	fbc_arena_free(a);
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static void fbc_http_etag_matches__lists_weak_and_star(void **state)
+{
+	(void)state;
+	assert_true(fbc_http_etag_matches("\"a\"", "\"a\""));
+	assert_true(fbc_http_etag_matches("\"x\", \"a\"", "\"a\""));
+	assert_true(fbc_http_etag_matches("W/\"a\"", "\"a\""));
+	assert_true(fbc_http_etag_matches("*", "\"a\""));
+	assert_false(fbc_http_etag_matches("\"ab\"", "\"a\""));
+	assert_false(fbc_http_etag_matches("\"a", "\"a\""));
+	assert_false(fbc_http_etag_matches(NULL, "\"a\""));
+	assert_false(fbc_http_etag_matches("", "\"a\""));
+}
+
+static void fbc_http_accepts_gzip__honours_q(void **state)
+{
+	(void)state;
+	assert_true(fbc_http_accepts_gzip("gzip"));
+	assert_true(fbc_http_accepts_gzip("deflate, gzip;q=0.5"));
+	assert_true(fbc_http_accepts_gzip("br, *"));
+	assert_false(fbc_http_accepts_gzip("gzip;q=0"));
+	assert_false(fbc_http_accepts_gzip("gzip; q=0.000"));
+	assert_false(fbc_http_accepts_gzip("identity"));
+	assert_false(fbc_http_accepts_gzip("gzipx"));
+	assert_false(fbc_http_accepts_gzip(NULL));
+}
+
+static void fbc_http_gzip__round_trips(void **state)
+{
+	(void)state;
+	fbc_buf z;
+	fbc_error err;
+	const char *text = "hello hello hello hello hello hello";
+	unsigned char back[256];
+	z_stream zs;
+
+	fbc_buf_init(&z, 0);
+	assert_int_equal(fbc_http_gzip(&z, text, strlen(text), &err), 0);
+	assert_true(z.len > 10);
+	assert_int_equal((unsigned char)z.data[0], 0x1f);
+	memset(&zs, 0, sizeof(zs));
+	assert_int_equal(inflateInit2(&zs, 15 + 16), Z_OK);
+	zs.next_in = (unsigned char *)z.data;
+	zs.avail_in = (uInt)z.len;
+	zs.next_out = back;
+	zs.avail_out = sizeof(back);
+	assert_int_equal(inflate(&zs, Z_FINISH), Z_STREAM_END);
+	assert_int_equal(zs.total_out, strlen(text));
+	assert_memory_equal(back, text, strlen(text));
+	inflateEnd(&zs);
+	fbc_buf_dispose(&z);
+}
+
+static void fbc_http_page_args__bounds_limit(void **state)
+{
+	(void)state;
+	fbc_arena *a;
+	fbc_http_req req;
+	fbc_http_resp resp;
+	size_t limit;
+	const char *cursor;
+	const char *bad[] = {"0", "1001", "-1", "x", "10x", ""};
+
+	assert_int_equal(fbc_arena_create(&a, 0), 0);
+	memset(&req, 0, sizeof(req));
+	req.arena = a;
+	req.n_query = 1;
+	req.query[0].key = "limit";
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&resp, 0, sizeof(resp));
+		req.query[0].value = bad[i];
+		assert_int_equal(fbc_http_page_args(&limit, &cursor, &req, &resp, 100, 1000),
+				 FBC_EINVAL);
+		assert_int_equal(resp.status, 400);
+		assert_non_null(strstr(resp.body, "\"code\":\"bad_limit\""));
+	}
+	req.query[0].value = "1000";
+	assert_int_equal(fbc_http_page_args(&limit, &cursor, &req, &resp, 100, 1000), 0);
+	assert_int_equal(limit, 1000);
+	assert_null(cursor);
+	req.n_query = 0;
+	assert_int_equal(fbc_http_page_args(&limit, &cursor, &req, &resp, 100, 1000), 0);
+	assert_int_equal(limit, 100);
+	fbc_arena_free(a);
+}
+
+static void fbc_http_problem__has_rfc9457_members(void **state)
+{
+	(void)state;
+	fbc_arena *a;
+	fbc_http_req req;
+	fbc_http_resp resp;
+	json_error_t je;
+
+	assert_int_equal(fbc_arena_create(&a, 0), 0);
+	memset(&req, 0, sizeof(req));
+	memset(&resp, 0, sizeof(resp));
+	req.arena = a;
+	assert_int_equal(fbc_http_problem(&resp, &req, 404, "not_found", "no %s", "thing"), 0);
+	assert_string_equal(resp.content_type, "application/problem+json");
+	json_t *j = json_loadb(resp.body, resp.body_len, 0, &je);
+	assert_non_null(j);
+	assert_int_equal(json_integer_value(json_object_get(j, "status")), 404);
+	assert_string_equal(json_string_value(json_object_get(j, "code")), "not_found");
+	assert_string_equal(json_string_value(json_object_get(j, "detail")), "no thing");
+	assert_string_equal(json_string_value(json_object_get(j, "title")), "Not Found");
+	assert_non_null(json_object_get(j, "type"));
+	json_decref(j);
+	fbc_arena_free(a);
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+static void fbc_http_dispatch__enforces_scopes(void **state)
+{
+	(void)state;
+	fbc_http_server_opts o;
+	char body[256];
+
+	opts_init(&o, false);
+	/* reads open by configuration */
+	assert_int_equal(run(&o, "GET", "/things/7", NULL, NULL, body, sizeof(body)), 200);
+	assert_string_equal(body, "id=7");
+	/* writes always need a token */
+	assert_int_equal(run(&o, "POST", "/things", NULL, NULL, body, sizeof(body)), 401);
+	assert_non_null(strstr(body, "unauthorized"));
+	assert_int_equal(run(&o, "POST", "/things", "Bearer nope", NULL, NULL, 0), 401);
+	assert_int_equal(run(&o, "POST", "/things", "Bearer r", NULL, body, sizeof(body)), 403);
+	assert_non_null(strstr(body, "forbidden"));
+	assert_int_equal(run(&o, "POST", "/things", "Bearer w", NULL, NULL, 0), 201);
+	assert_int_equal(run(&o, "DELETE", "/things/1", "Bearer w", NULL, NULL, 0), 403);
+	assert_int_equal(run(&o, "DELETE", "/things/1", "Bearer a", NULL, NULL, 0), 201);
+
+	opts_init(&o, true);
+	assert_int_equal(run(&o, "GET", "/things/7", NULL, NULL, NULL, 0), 401);
+	assert_int_equal(run(&o, "GET", "/things/7", "Bearer r", NULL, NULL, 0), 200);
+	assert_int_equal(run(&o, "GET", "/things/7", "Bearer w", NULL, NULL, 0), 200);
+	assert_int_equal(run(&o, "GET", "/big", NULL, NULL, NULL, 0), 200);
+}
+
+static void fbc_http_dispatch__not_modified_and_errors(void **state)
+{
+	(void)state;
+	fbc_http_server_opts o;
+	char body[512];
+
+	opts_init(&o, false);
+	assert_int_equal(run(&o, "GET", "/things/7", NULL, "\"sha256:abc\"", body, sizeof(body)),
+			 304);
+	assert_string_equal(body, "");
+	assert_int_equal(run(&o, "GET", "/things/7", NULL, "\"sha256:abd\"", NULL, 0), 200);
+	assert_int_equal(run(&o, "GET", "/nowhere", NULL, NULL, body, sizeof(body)), 404);
+	assert_non_null(strstr(body, "\"code\":\"not_found\""));
+	assert_int_equal(run(&o, "PUT", "/things/7", NULL, NULL, body, sizeof(body)), 405);
+	assert_int_equal(run(&o, "GET", "/fail", NULL, NULL, body, sizeof(body)), 500);
+	assert_non_null(strstr(body, "\"code\":\"internal\""));
+}
+
+/* --------------------------------------------------------------- config */
+
+static char *write_tmp(const char *content)
+{
+	char *path = strdup("/tmp/fbcd-test-XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, content, strlen(content)), (ssize_t)strlen(content));
+	close(fd);
+	return path;
+}
+
+static void fbc_http_config_load_file__applies_settings(void **state)
+{
+	(void)state;
+	fbc_http_config c;
+	fbc_error err;
+	char *p = write_tmp("# fbcd\nlisten: 0.0.0.0:9000\nreadAuth: token\nthreads: 3\n"
+			    "databaseURL: postgresql:///x\naccessLog: true\n");
+
+	fbc_http_config_init(&c);
+	assert_int_equal(fbc_http_config_load_file(&c, p, &err), 0);
+	assert_string_equal(c.listen, "0.0.0.0:9000");
+	assert_true(c.read_auth);
+	assert_int_equal(c.threads, 3);
+	assert_string_equal(c.database_url, "postgresql:///x");
+	assert_true(c.access_log);
+	fbc_http_config_dispose(&c);
+	unlink(p);
+	free(p);
+}
+
+static void fbc_http_config_load_file__reports_file_and_line(void **state)
+{
+	(void)state;
+	fbc_http_config c;
+	fbc_error err;
+	char want[600];
+	char *p = write_tmp("listen: 1.2.3.4:1\nthreads: 3\nreadAuth: maybe\n");
+
+	fbc_http_config_init(&c);
+	fbc_error_init(&err);
+	assert_int_equal(fbc_http_config_load_file(&c, p, &err), FBC_EINVAL);
+	snprintf(want, sizeof(want), "%s:3", p);
+	assert_string_equal(err.where, want);
+	assert_non_null(strstr(err.message, "readAuth"));
+	fbc_http_config_dispose(&c);
+	unlink(p);
+	free(p);
+
+	p = write_tmp("listen: 1.2.3.4:1\nbogus: 1\n");
+	fbc_http_config_init(&c);
+	assert_int_equal(fbc_http_config_load_file(&c, p, &err), FBC_EINVAL);
+	snprintf(want, sizeof(want), "%s:2", p);
+	assert_string_equal(err.where, want);
+	fbc_http_config_dispose(&c);
+	unlink(p);
+	free(p);
+
+	p = write_tmp("threads: 2\nlisten: a: b\n");
+	fbc_http_config_init(&c);
+	assert_int_equal(fbc_http_config_load_file(&c, p, &err), FBC_EPARSE);
+	snprintf(want, sizeof(want), "%s:2", p);
+	assert_string_equal(err.where, want);
+	fbc_http_config_dispose(&c);
+	unlink(p);
+	free(p);
+}
+
+static void fbc_http_config_from_args__flags_beat_env(void **state)
+{
+	(void)state;
+	fbc_http_config c;
+	fbc_error err;
+	char a0[] = "serve", a1[] = "--listen", a2[] = "127.0.0.1:7";
+	char *argv[] = {a0, a1, a2, NULL};
+
+	setenv("FBCD_LISTEN", "127.0.0.1:6", 1);
+	setenv("FBCD_READ_AUTH", "token", 1);
+	fbc_http_config_init(&c);
+	assert_int_equal(fbc_http_config_from_args(&c, 3, argv, &err), 0);
+	assert_string_equal(c.listen, "127.0.0.1:7");
+	assert_true(c.read_auth);
+	fbc_http_config_dispose(&c);
+
+	setenv("FBCD_READ_AUTH", "sometimes", 1);
+	fbc_http_config_init(&c);
+	assert_int_equal(fbc_http_config_from_args(&c, 3, argv, &err), FBC_EINVAL);
+	assert_string_equal(err.where, "FBCD_READ_AUTH");
+	fbc_http_config_dispose(&c);
+	unsetenv("FBCD_LISTEN");
+	unsetenv("FBCD_READ_AUTH");
+}
+
+/* ----------------------------------------------------------------- untar */
+
+struct mem {
+	char *data;
+	size_t len, cap;
+};
+
+static la_ssize_t mem_write(struct archive *a, void *ctx, const void *buf, size_t n)
+{
+	struct mem *m = ctx;
+	(void)a;
+	if (m->len + n > m->cap) {
+		m->cap = (m->len + n) * 2;
+		m->data = realloc(m->data, m->cap);
+	}
+	memcpy(m->data + m->len, buf, n);
+	m->len += n;
+	return (la_ssize_t)n;
+}
+
+/* entries: name, type ('f' file, 'd' dir, 'l' symlink), content */
+static struct mem make_tgz(const char *const *entries, size_t n)
+{
+	struct mem m = {0};
+	struct archive *a = archive_write_new();
+	archive_write_add_filter_gzip(a);
+	archive_write_set_format_pax_restricted(a);
+	archive_write_open(a, &m, NULL, mem_write, NULL);
+	for (size_t i = 0; i < n; i += 3) {
+		struct archive_entry *e = archive_entry_new();
+		const char *content = entries[i + 2];
+		archive_entry_set_pathname(e, entries[i]);
+		archive_entry_set_perm(e, 0644);
+		if (entries[i + 1][0] == 'd') {
+			archive_entry_set_filetype(e, AE_IFDIR);
+		} else if (entries[i + 1][0] == 'l') {
+			archive_entry_set_filetype(e, AE_IFLNK);
+			archive_entry_set_symlink(e, content);
+		} else {
+			archive_entry_set_filetype(e, AE_IFREG);
+			archive_entry_set_size(e, (la_int64_t)strlen(content));
+		}
+		archive_write_header(a, e);
+		if (entries[i + 1][0] == 'f')
+			archive_write_data(a, content, strlen(content));
+		archive_entry_free(e);
+	}
+	archive_write_close(a);
+	archive_write_free(a);
+	return m;
+}
+
+static char *tmpdir(void)
+{
+	char *d = strdup("/tmp/fbcd-untar-XXXXXX");
+	assert_non_null(mkdtemp(d));
+	return d;
+}
+
+static void fbc_http_untar__extracts_tree(void **state)
+{
+	(void)state;
+	const char *ents[] = {
+		"./pkg",    "d", "",	  "./pkg/catalog.json", "f", "{\"schema\":\"x\"}",
+		"top.yaml", "f", "a: 1\n"};
+	struct mem m = make_tgz(ents, 9);
+	char *d = tmpdir(), path[512], buf[64];
+	fbc_error err;
+
+	assert_int_equal(fbc_http_untar(d, m.data, m.len, NULL, &err), 0);
+	snprintf(path, sizeof(path), "%s/pkg/catalog.json", d);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	assert_string_equal(buf, "{\"schema\":\"x\"}");
+	assert_int_equal(fbc_http_rmtree(d), 0);
+	assert_int_not_equal(access(d, F_OK), 0);
+	free(d);
+	free(m.data);
+}
+
+static void fbc_http_untar__rejects_unsafe_entries(void **state)
+{
+	(void)state;
+	const char *dotdot[] = {"a/../../evil", "f", "x"};
+	const char *link[] = {"lnk", "l", "/etc/passwd"};
+	const char *dup[] = {"a", "f", "x", "a", "f", "y"};
+	fbc_error err;
+
+	struct mem m = make_tgz(dotdot, 3);
+	char *d = tmpdir();
+	assert_int_equal(fbc_http_untar(d, m.data, m.len, NULL, &err), FBC_EINVAL);
+	assert_string_equal(err.where, "a/../../evil");
+	fbc_http_rmtree(d);
+	free(d);
+	free(m.data);
+
+	m = make_tgz(link, 3);
+	d = tmpdir();
+	assert_int_equal(fbc_http_untar(d, m.data, m.len, NULL, &err), FBC_EINVAL);
+	assert_non_null(strstr(err.message, "regular files"));
+	fbc_http_rmtree(d);
+	free(d);
+	free(m.data);
+
+	m = make_tgz(dup, 6);
+	d = tmpdir();
+	assert_int_equal(fbc_http_untar(d, m.data, m.len, NULL, &err), FBC_EINVAL);
+	fbc_http_rmtree(d);
+	free(d);
+	free(m.data);
+
+	d = tmpdir();
+	assert_int_equal(fbc_http_untar(d, "not an archive", 14, NULL, &err), FBC_EINVAL);
+	fbc_http_rmtree(d);
+	free(d);
+}
+
+static void fbc_http_untar__enforces_limits(void **state)
+{
+	(void)state;
+	const char *ents[] = {"a", "f", "0123456789", "b", "f", "0123456789", "c", "f", "x"};
+	struct mem m = make_tgz(ents, 9);
+	fbc_untar_limits lim;
+	fbc_error err;
+	char *d = tmpdir();
+
+	fbc_untar_limits_default(&lim);
+	lim.max_file_bytes = 5;
+	assert_int_equal(fbc_http_untar(d, m.data, m.len, &lim, &err), FBC_ELIMIT);
+	fbc_http_rmtree(d);
+	free(d);
+
+	d = tmpdir();
+	fbc_untar_limits_default(&lim);
+	lim.max_entries = 2;
+	assert_int_equal(fbc_http_untar(d, m.data, m.len, &lim, &err), FBC_ELIMIT);
+	fbc_http_rmtree(d);
+	free(d);
+
+	d = tmpdir();
+	fbc_untar_limits_default(&lim);
+	lim.max_total_bytes = 15;
+	assert_int_equal(fbc_http_untar(d, m.data, m.len, &lim, &err), FBC_ELIMIT);
+	fbc_http_rmtree(d);
+	free(d);
+	free(m.data);
+}
+
+static void fbc_http_content_kind__maps_media_types(void **state)
+{
+	(void)state;
+	assert_int_equal(fbc_http_content_kind("application/gzip"), FBC_CONTENT_TAR);
+	assert_int_equal(fbc_http_content_kind("application/x-tar"), FBC_CONTENT_TAR);
+	assert_int_equal(fbc_http_content_kind("application/jsonl; charset=utf-8"),
+			 FBC_CONTENT_JSON);
+	assert_int_equal(fbc_http_content_kind("application/yaml"), FBC_CONTENT_YAML);
+	assert_int_equal(fbc_http_content_kind("application/gzipped"), FBC_CONTENT_UNKNOWN);
+	assert_int_equal(fbc_http_content_kind("text/plain"), FBC_CONTENT_UNKNOWN);
+	assert_int_equal(fbc_http_content_kind(NULL), FBC_CONTENT_UNKNOWN);
+}
+
+/* ---------------------------------------------------------------- graphs */
+
+/* a(1.0.0) <- b(1.1.0) replaces a; c(2.0.0) replaces b, skips a;
+ * d(1.5.0) off-chain, skipRange covers a */
+static json_t *sample_graph(void)
+{
+	json_error_t je;
+	json_t *g = json_loads(
+		"{\"package\":\"p\",\"channel\":\"stable\",\"head\":\"c\","
+		"\"nodes\":[{\"name\":\"a\",\"version\":\"1.0.0\"},{\"name\":\"b\",\"version\":\"1."
+		"1.0\"},"
+		"{\"name\":\"c\",\"version\":\"2.0.0\"},{\"name\":\"d\",\"version\":\"1.5.0\"}],"
+		"\"edges\":[{\"from\":\"a\",\"to\":\"b\",\"kind\":\"replaces\"},"
+		"{\"from\":\"b\",\"to\":\"c\",\"kind\":\"replaces\"},"
+		"{\"from\":\"a\",\"to\":\"c\",\"kind\":\"skips\"},"
+		"{\"from\":\"a\",\"to\":\"d\",\"kind\":\"skipRange\"}]}",
+		0, &je);
+	assert_non_null(g);
+	return g;
+}
+
+static const char *item_name(json_t *items, size_t i)
+{
+	return json_string_value(json_object_get(json_array_get(items, i), "name"));
+}
+
+static void fbc_http_graph_successors__classic_and_v1(void **state)
+{
+	(void)state;
+	json_t *g = sample_graph(), *items = NULL;
+	fbc_error err;
+
+	assert_int_equal(fbc_http_graph_successors(&items, g, "a", "v1", &err), 0);
+	assert_int_equal(json_array_size(items), 3);
+	assert_string_equal(item_name(items, 0), "c"); /* highest version first */
+	assert_string_equal(item_name(items, 1), "d");
+	assert_string_equal(item_name(items, 2), "b");
+	json_decref(items);
+
+	/* classic: d is not on the replaces chain; c is closest to the head.
+	 * a is skipped by c, so the chain stops at b: a is not on it, but a's
+	 * successors may be. */
+	assert_int_equal(fbc_http_graph_successors(&items, g, "1.0.0", "classic", &err), 0);
+	assert_int_equal(json_array_size(items), 2);
+	assert_string_equal(item_name(items, 0), "c");
+	assert_string_equal(item_name(items, 1), "b");
+	json_decref(items);
+
+	assert_int_equal(fbc_http_graph_successors(&items, g, "zz", "v1", &err), FBC_ENOTFOUND);
+	json_decref(g);
+}
+
+static void fbc_http_graph_upgrade_path__shortest_and_classic(void **state)
+{
+	(void)state;
+	json_t *g = sample_graph(), *out = NULL;
+	fbc_error err;
+
+	assert_int_equal(fbc_http_graph_upgrade_path(&out, g, "a", NULL, "v1", &err), 0);
+	json_t *steps = json_object_get(out, "steps");
+	assert_int_equal(json_array_size(steps), 2); /* a -> c directly */
+	assert_string_equal(item_name(steps, 1), "c");
+	json_decref(out);
+
+	assert_int_equal(fbc_http_graph_upgrade_path(&out, g, "a", "d", "v1", &err), 0);
+	assert_string_equal(json_string_value(json_object_get(out, "to")), "d");
+	json_decref(out);
+
+	assert_int_equal(fbc_http_graph_upgrade_path(&out, g, "b", NULL, "classic", &err), 0);
+	steps = json_object_get(out, "steps");
+	assert_int_equal(json_array_size(steps), 2);
+	assert_string_equal(item_name(steps, 0), "b");
+	assert_string_equal(item_name(steps, 1), "c");
+	json_decref(out);
+
+	/* d is off the chain: unreachable in classic semantics */
+	assert_int_equal(fbc_http_graph_upgrade_path(&out, g, "a", "d", "classic", &err),
+			 FBC_ENOTFOUND);
+	/* nothing goes back down */
+	assert_int_equal(fbc_http_graph_upgrade_path(&out, g, "c", "a", "v1", &err), FBC_ENOTFOUND);
+	json_decref(g);
+}
+
+static void fbc_http_graph_format__dot_and_mermaid(void **state)
+{
+	(void)state;
+	json_t *g = sample_graph();
+	fbc_buf b;
+	fbc_error err;
+
+	fbc_buf_init(&b, 0);
+	assert_int_equal(fbc_http_graph_format(&b, g, "dot", &err), 0);
+	assert_non_null(strstr(b.data, "digraph \"p/stable\" {"));
+	assert_non_null(strstr(b.data, "\"a\" -> \"b\" [label=\"replaces\"]"));
+	assert_non_null(strstr(b.data, "\"a\" -> \"c\" [label=\"skips\", style=dashed]"));
+	assert_non_null(strstr(b.data, "\"c\" [label=\"c\\n2.0.0\", style=bold]"));
+	fbc_buf_reset(&b);
+	assert_int_equal(fbc_http_graph_format(&b, g, "mermaid", &err), 0);
+	assert_true(strncmp(b.data, "graph LR\n", 9) == 0);
+	assert_non_null(strstr(b.data, "n0 -->|replaces| n1"));
+	assert_non_null(strstr(b.data, "n0 -.->|skipRange| n3"));
+	fbc_buf_dispose(&b);
+	json_decref(g);
+}
+
+/* ---------------------------------------------------------- real server */
+
+struct sink {
+	char data[200000];
+	size_t len;
+};
+
+static size_t sink_write(char *p, size_t size, size_t n, void *ctx)
+{
+	struct sink *s = ctx;
+	size_t k = size * n;
+	if (s->len + k > sizeof(s->data))
+		return 0;
+	memcpy(s->data + s->len, p, k);
+	s->len += k;
+	return k;
+}
+
+static long fetch(unsigned port, const char *method, const char *path, const char *body,
+		  size_t body_len, bool gzip, struct sink *out, struct sink *hdr)
+{
+	CURL *c = curl_easy_init();
+	char url[256];
+	long code = 0;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u%s", port, path);
+	out->len = 0;
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink_write);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
+	if (hdr) {
+		hdr->len = 0;
+		curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, sink_write);
+		curl_easy_setopt(c, CURLOPT_HEADERDATA, hdr);
+	}
+	if (gzip)
+		curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "gzip");
+	if (body) {
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)body_len);
+	}
+	assert_int_equal(curl_easy_perform(c), CURLE_OK);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	curl_easy_cleanup(c);
+	return code;
+}
+
+static void fbc_http_server_start__serves_requests(void **state)
+{
+	(void)state;
+	fbc_http_server_opts o;
+	fbc_http_server *srv = NULL;
+	fbc_error err;
+	static struct sink body, hdr;
+	unsigned port;
+
+	opts_init(&o, false);
+	assert_int_equal(fbc_http_server_start(&srv, &o, &err), 0);
+	port = fbc_http_server_port(srv);
+	assert_true(port > 0);
+
+	assert_int_equal(fetch(port, "GET", "/things/abc", NULL, 0, false, &body, &hdr), 200);
+	assert_int_equal(body.len, 6);
+	assert_memory_equal(body.data, "id=abc", 6);
+	hdr.data[hdr.len] = '\0';
+	assert_non_null(strstr(hdr.data, "ETag: \"sha256:abc\""));
+
+	/* gzip negotiated; curl decodes it, the header shows it was used */
+	assert_int_equal(fetch(port, "GET", "/big", NULL, 0, true, &body, &hdr), 200);
+	assert_int_equal(body.len, 100000);
+	assert_int_equal(body.data[8], 'a' + 8 % 7);
+	hdr.data[hdr.len] = '\0';
+	assert_non_null(strstr(hdr.data, "Content-Encoding: gzip"));
+	assert_int_equal(fetch(port, "GET", "/big", NULL, 0, false, &body, &hdr), 200);
+	hdr.data[hdr.len] = '\0';
+	assert_null(strstr(hdr.data, "Content-Encoding"));
+
+	/* body limit (1000 bytes in opts_init) */
+	char big[3000];
+	memset(big, 'x', sizeof(big));
+	assert_int_equal(fetch(port, "POST", "/len", big, 999, false, &body, NULL), 200);
+	assert_memory_equal(body.data, "999", 3);
+	assert_int_equal(fetch(port, "POST", "/len", big, sizeof(big), false, &body, NULL), 413);
+	body.data[body.len] = '\0';
+	assert_non_null(strstr(body.data, "\"code\":\"too_large\""));
+
+	assert_int_equal(fetch(port, "POST", "/things", "{}", 2, false, &body, NULL), 401);
+	fbc_http_server_stop(srv, 1000);
+}
+
+static void fbc_http_server_start__rejects_bad_listen(void **state)
+{
+	(void)state;
+	fbc_http_server_opts o;
+	fbc_http_server *srv = NULL;
+	fbc_error err;
+	const char *bad[] = {"nonsense", "1.2.3:80", "127.0.0.1:99999", "[::1:80"};
+
+	opts_init(&o, false);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		o.listen = bad[i];
+		fbc_error_init(&err);
+		assert_int_not_equal(fbc_http_server_start(&srv, &o, &err), 0);
+		assert_string_equal(err.where, "listen");
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fbc_http_route_match__extracts_params),
+		cmocka_unit_test(fbc_http_route_match__distinguishes_404_and_405),
+		cmocka_unit_test(fbc_http_etag_matches__lists_weak_and_star),
+		cmocka_unit_test(fbc_http_accepts_gzip__honours_q),
+		cmocka_unit_test(fbc_http_gzip__round_trips),
+		cmocka_unit_test(fbc_http_page_args__bounds_limit),
+		cmocka_unit_test(fbc_http_problem__has_rfc9457_members),
+		cmocka_unit_test(fbc_http_dispatch__enforces_scopes),
+		cmocka_unit_test(fbc_http_dispatch__not_modified_and_errors),
+		cmocka_unit_test(fbc_http_config_load_file__applies_settings),
+		cmocka_unit_test(fbc_http_config_load_file__reports_file_and_line),
+		cmocka_unit_test(fbc_http_config_from_args__flags_beat_env),
+		cmocka_unit_test(fbc_http_untar__extracts_tree),
+		cmocka_unit_test(fbc_http_untar__rejects_unsafe_entries),
+		cmocka_unit_test(fbc_http_untar__enforces_limits),
+		cmocka_unit_test(fbc_http_content_kind__maps_media_types),
+		cmocka_unit_test(fbc_http_graph_successors__classic_and_v1),
+		cmocka_unit_test(fbc_http_graph_upgrade_path__shortest_and_classic),
+		cmocka_unit_test(fbc_http_graph_format__dot_and_mermaid),
+		cmocka_unit_test(fbc_http_server_start__serves_requests),
+		cmocka_unit_test(fbc_http_server_start__rejects_bad_listen),
+	};
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	curl_global_cleanup();
+	return rc;
+}
