@@ -13,6 +13,7 @@
 #include "service/semver/gore.h"
 #include "service/semver/semver_int.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,9 +41,9 @@ static void regexes_free(struct regexes *r)
 	gore_free(r->range);
 	gore_free(r->find);
 	gore_free(r->valid);
+	memset(r, 0, sizeof(*r));
 }
 
-/* Compiled per parse: a few microseconds, and no global state to guard. */
 static int regexes_compile(struct regexes *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -52,6 +53,35 @@ static int regexes_compile(struct regexes *r)
 		return FBC_ENOMEM;
 	}
 	return 0;
+}
+
+/* Compiled once; the programs are immutable afterwards, so concurrent parses
+ * share them. If that first compile ran out of memory, each parse compiles
+ * its own copy instead (static_ok stays false). */
+static struct regexes static_re;
+static bool static_ok;
+static pthread_once_t static_once = PTHREAD_ONCE_INIT;
+
+static void static_init(void)
+{
+	static_ok = regexes_compile(&static_re) == 0;
+}
+
+/* *use points at the shared set or at *own (which the caller frees). */
+static int regexes_get(const struct regexes **use, struct regexes *own)
+{
+	int rc;
+
+	memset(own, 0, sizeof(*own));
+	pthread_once(&static_once, static_init);
+	if (static_ok) {
+		*use = &static_re;
+		return 0;
+	}
+	rc = regexes_compile(own);
+	if (rc == 0)
+		*use = own;
+	return rc;
 }
 
 /* A growable NUL-terminated string with a hard cap. */
@@ -374,7 +404,8 @@ static int mm_error(int rc, fbc_error *err)
 
 int fbc_semver_range_parse_masterminds(fbc_semver_range **out, const char *s, fbc_error *err)
 {
-	struct regexes re;
+	struct regexes own;
+	const struct regexes *re = NULL;
 	struct sbuf c = {0};
 	struct fbc_semver_range *r = NULL;
 	long caps[2 * 64];
@@ -386,10 +417,10 @@ int fbc_semver_range_parse_masterminds(fbc_semver_range **out, const char *s, fb
 	if (strlen(s) > FBC_SEMVER_RANGE_MAX)
 		return fbc_error_set(err, FBC_ELIMIT, NULL, "range is longer than %d bytes",
 				     FBC_SEMVER_RANGE_MAX);
-	rc = regexes_compile(&re);
+	rc = regexes_get(&re, &own);
 	if (rc)
 		return mm_error(rc, err);
-	rc = rewrite_range(&c, &re, s);
+	rc = rewrite_range(&c, re, s);
 	if (rc) {
 		rc = mm_error(rc, err);
 		goto done;
@@ -413,7 +444,7 @@ int fbc_semver_range_parse_masterminds(fbc_semver_range **out, const char *s, fb
 			rc = mm_error(rc, err);
 			goto done;
 		}
-		m = gore_search(re.valid, p, gn, 0, caps);
+		m = gore_search(re->valid, p, gn, 0, caps);
 		if (m < 0) {
 			rc = mm_error(FBC_ENOMEM, err);
 			goto done;
@@ -425,15 +456,14 @@ int fbc_semver_range_parse_masterminds(fbc_semver_range **out, const char *s, fb
 		}
 		/* findConstraintRegex.FindAllString; validation guarantees a hit */
 		while (from <= gn) {
-			m = gore_search(re.find, p, gn, from, caps);
+			m = gore_search(re->find, p, gn, from, caps);
 			if (m < 0) {
 				rc = mm_error(FBC_ENOMEM, err);
 				goto done;
 			}
 			if (m == 0)
 				break;
-			rc = parse_constraint(r, &re, p + caps[0], (size_t)(caps[1] - caps[0]),
-					      err);
+			rc = parse_constraint(r, re, p + caps[0], (size_t)(caps[1] - caps[0]), err);
 			if (rc) {
 				rc = mm_error(rc, err);
 				goto done;
@@ -449,7 +479,7 @@ int fbc_semver_range_parse_masterminds(fbc_semver_range **out, const char *s, fb
 done:
 	fbc_semver_range_free(r);
 	free(c.p);
-	regexes_free(&re);
+	regexes_free(&own);
 	return rc;
 }
 
