@@ -607,12 +607,14 @@ const char *r_join_ids(r_ctx *c, const int *vars, size_t n, const char *last_sep
 /* Expand one bundle variable: legacy deprecation and dependency properties. */
 static int expand(r_ctx *c, int var)
 {
-	r_var *v = R_VAR(c, var);
-	const r_entry *e = R_ENT(c, v->idx);
+	/* Copies, not pointers: finding candidates grows the entry and variable
+	 * vectors, which moves them. */
+	const r_entry ent = *R_ENT(c, R_VAR(c, var)->idx);
+	const r_entry *e = &ent;
 	int own = e->cat, rc = 0;
 	fbc_vec lits;
 
-	v->expanded = true;
+	R_VAR(c, var)->expanded = true;
 	if (!e->b)
 		return 0;
 	fbc_vec_init(&lits, sizeof(int));
