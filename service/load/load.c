@@ -181,6 +181,13 @@ static bool inside_root(const walk *w, const char *real)
 		(w->root_real_len == 1 && w->root_real[0] == '/'));
 }
 
+/* Entries the walk may visit (files, directories, ignored files) before
+ * it gives up: a generous multiple of max_files, without overflow. */
+static size_t walk_cap(const fbc_load_limits *lim)
+{
+	return lim->max_files > SIZE_MAX / 8 ? SIZE_MAX / 2 : lim->max_files * 4 + 1024;
+}
+
 static int walk_dir(walk *w, const char *abs, const char *rel)
 {
 	DIR *d = opendir(abs);
@@ -224,11 +231,11 @@ static int walk_dir(walk *w, const char *abs, const char *rel)
 			crel = NULL;
 		if (cabs == NULL || crel == NULL) {
 			rc = fbc_error_set(w->err, FBC_ENOMEM, abs, "out of memory");
-		} else if (++w->seen > w->lim->max_files * 4 + 1024) {
+		} else if (++w->seen > walk_cap(w->lim)) {
 			/* a tree this large is refused before it exhausts memory */
 			rc = add_entry(w, crel, cabs, 0, "LIMIT",
 				       "the tree has more than %zu entries (max_files limit)",
-				       w->lim->max_files * 4 + 1024);
+				       walk_cap(w->lim));
 			w->seen = SIZE_MAX / 2;
 			free(cabs);
 			free(crel);

@@ -485,7 +485,9 @@ static int parse_json_stream(fbc_vec *items, const char *data, size_t len,
 				       &jerr);
 		if (v == NULL) {
 			int eline = line + (jerr.line > 0 ? jerr.line - 1 : 0);
-			return fbc_load_item_finding(items, "L4", line,
+			/* jansson's own nesting cap (2048) is our max_depth too */
+			bool deep = strstr(jerr.text, "depth") != NULL;
+			return fbc_load_item_finding(items, deep ? "LIMIT" : "L4", line,
 						     "json: line %d column %d: %s", eline,
 						     jerr.column, jerr.text);
 		}
