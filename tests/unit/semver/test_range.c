@@ -207,6 +207,55 @@ static void fbc_semver_range_parse_blang__bounded(void **state)
 	assert_null(r);
 }
 
+static void expect_message(enum grammar g, const char *range, const char *msg)
+{
+	fbc_semver_range *r = NULL;
+	fbc_error err;
+
+	assert_int_equal(parse_range(&r, g, range, &err), FBC_EPARSE);
+	assert_null(r);
+	assert_string_equal(err.message, msg);
+}
+
+static void fbc_semver_range_parse__exact_messages(void **state)
+{
+	expect_message(BLANG, ">=v1.0.0",
+		       "Could not parse Range \">=v1.0.0\": Could not parse comparator \">=v\" in "
+		       "\">=v1.0.0\"");
+	expect_message(BLANG, "~1.12",
+		       "Could not parse Range \"~1.12\": Could not parse comparator \"~\" in "
+		       "\"~1.12\"");
+	expect_message(BLANG, ">=1.0",
+		       "Could not parse Range \">=1.0\": Could not parse version \"1.0\" in "
+		       "\">=1.0\": No Major.Minor.Patch elements found");
+	expect_message(BLANG, ">=1.0.0 <2.0.0 ||", "Last element in range is '||'");
+	expect_message(BLANG, "|| <2.0.0", "First element in range is '||'");
+	expect_message(BLANG, ">=1.0.0 abc", "Could not get version from string: \"abc\"");
+	/* wildcard errors come before comparator errors of earlier parts */
+	expect_message(BLANG, "~1.0.0 xx", "Could not get version from string: \"xx\"");
+	/* tabs are trimmed from the operator, as Go's TrimSpace does */
+	expect_set(BLANG, ">=\t1.12.0",
+		   "1.12.0 1.12.5 1.13.0-rc.1 1.13.0 2.0.0-rc.1 2.0.0 2.5.0 "
+		   "3.0.0-alpha 3.0.0 3.1.0");
+	expect_message(BLANG,
+		       "=\xe2\x88\x9e"
+		       "1.0.0",
+		       "Could not parse Range \"=\xe2\x88\x9e"
+		       "1.0.0\": Could not parse comparator "
+		       "\"=\xe2\x88\x9e\" in \"=\xe2\x88\x9e"
+		       "1.0.0\"");
+	expect_message(BLANG,
+		       "=\x01\xff"
+		       "1.0.0",
+		       "Could not parse Range \"=\\x01\\xff1.0.0\": Could not parse comparator "
+		       "\"=\\x01\\xff\" in \"=\\x01\\xff1.0.0\"");
+
+	expect_message(MM, ">1.0.0 !1.2.1", "improper constraint: >1.0.0 !1.2.1");
+	expect_message(MM, ">=1.0.0 || ~", "improper constraint:  ~");
+	expect_message(MM, "1.0.x.1", "improper constraint: 1.0.x.1");
+	expect_message(MM, "1.2.3-01", "constraint parser error");
+}
+
 /* ---- resolver.md §4.3, Masterminds column ------------------------------ */
 
 static void fbc_semver_range_parse_masterminds__table_4_3(void **state)
@@ -342,6 +391,7 @@ int main(void)
 		cmocka_unit_test(fbc_semver_range_parse_blang__table_4_3),
 		cmocka_unit_test(fbc_semver_range_parse_blang__quirks),
 		cmocka_unit_test(fbc_semver_range_parse_blang__bounded),
+		cmocka_unit_test(fbc_semver_range_parse__exact_messages),
 		cmocka_unit_test(fbc_semver_range_parse_masterminds__table_4_3),
 		cmocka_unit_test(fbc_semver_range_parse_masterminds__operators),
 		cmocka_unit_test(fbc_semver_range_parse_masterminds__bounded),
