@@ -60,10 +60,17 @@ int fbc_release_compare(const char *a, const char *b);
 typedef struct fbc_semver_range fbc_semver_range;
 
 /* blang semver.ParseRange, quirks included (single-character tokens are
- * dropped, only lowercase x wildcards, no ~ ^ or brackets). */
+ * dropped, only lowercase x wildcards, no ~ ^ or brackets). Errors are
+ * FBC_EPARSE with blang's message text, FBC_ELIMIT past the bounds above.
+ * An empty group ("a || || b") parses, as in blang, and matches nothing
+ * (blang would panic when evaluating it). */
 int fbc_semver_range_parse_blang(fbc_semver_range **out, const char *s, fbc_error *err);
-/* Masterminds semver.NewConstraint (v3). */
+/* Masterminds semver.NewConstraint (v3.4), checked as Constraints.Check with
+ * IncludePrerelease false: a pre-release version can only match an
+ * ||-group that has a comparator with a pre-release. Messages are the
+ * library's ("improper constraint: ...", "constraint parser error"). */
 int fbc_semver_range_parse_masterminds(fbc_semver_range **out, const char *s, fbc_error *err);
+/* Whether v is in the range (build metadata ignored); false for NULL. */
 bool fbc_semver_range_contains(const fbc_semver_range *r, const fbc_semver *v);
 void fbc_semver_range_free(fbc_semver_range *r);
 
