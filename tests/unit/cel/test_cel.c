@@ -399,6 +399,57 @@ static void fbc_cel_eval_value__step_limit(void **state)
 	}
 }
 
+/* Every prefix and every single-byte corruption of some rules must compile
+ * or fail cleanly, and evaluate or fail cleanly (no crash, no hang). */
+static void fbc_cel_compile__truncated_and_corrupted_inputs(void **state)
+{
+	static const char *const rules[] = {
+		"properties.exists(p, p.type == 'olm.gvk' && p.value == {'group': 'g', 'kind': "
+		"'K', 'version': 'v1'})",
+		"properties.all(p, !has(p.value.x) || semver_compare(p.value.x, \"1.0.0\") >= 0) "
+		"? [1u, 2.5, b'\\x00', r\"raw\"].size() > 0 : false",
+		"properties.map(q, q.type).filter(t, t.startsWith('olm.')).exists_one(t, t in "
+		"['olm.package']) && -(1 % 2) < int('3') // comment",
+	};
+	static const char junk[] = "()[]{}.,'\"\\?:!-+*/%<>=&|`0aZ_ \n";
+	json_t *props = json_loads(props_json, 0, NULL);
+	size_t r, i, j;
+
+	(void)state;
+	assert_non_null(props);
+	for (r = 0; r < sizeof(rules) / sizeof(rules[0]); r++) {
+		size_t n = strlen(rules[r]);
+		char *buf = malloc(n + 1);
+
+		assert_non_null(buf);
+		for (i = 0; i <= n; i++) {
+			for (j = 0; j < sizeof(junk); j++) {
+				fbc_cel_program *p = NULL;
+				fbc_error err;
+				bool out;
+				size_t len = i;
+
+				memcpy(buf, rules[r], n + 1);
+				if (j < sizeof(junk) - 1 && i < n) {
+					buf[i] = junk[j]; /* corrupt one byte */
+					len = n;
+				} else if (j != sizeof(junk) - 1) {
+					continue;
+				}
+				if (fbc_cel_compile(&p, buf, len, &err) == 0) {
+					(void)fbc_cel_eval_bool(&out, p, props, &err);
+					fbc_cel_program_free(p);
+				} else {
+					assert_true(err.code < 0);
+					assert_true(err.message[0] != '\0');
+				}
+			}
+		}
+		free(buf);
+	}
+	json_decref(props);
+}
+
 /* ---- operators ---- */
 
 static void fbc_cel_eval_value__arithmetic(void **state)
@@ -640,6 +691,7 @@ int main(void)
 		cmocka_unit_test(fbc_cel_compile__syntax_error_has_position),
 		cmocka_unit_test(fbc_cel_compile__check_errors),
 		cmocka_unit_test(fbc_cel_compile__bounds),
+		cmocka_unit_test(fbc_cel_compile__truncated_and_corrupted_inputs),
 		cmocka_unit_test(fbc_cel_eval_value__step_limit),
 		cmocka_unit_test(fbc_cel_eval_value__arithmetic),
 		cmocka_unit_test(fbc_cel_eval_value__comparisons),
