@@ -33,6 +33,7 @@ void fbc_graph_free(fbc_graph *g)
 		if (g->priv->ranges) {
 			for (i = 0; i < g->n_entries; i++)
 				fbc_semver_range_free(g->priv->ranges[i]);
+			free(g->priv->ranges);
 		}
 		fbc_strmap_dispose(&g->priv->index);
 		fbc_arena_free(g->priv->arena);
