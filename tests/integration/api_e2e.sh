@@ -198,6 +198,31 @@ req GET "/catalogs/community/api/v1/metas?foo=1"; expect_code 400 "metas with an
 req GET /v1/catalogs/community/registry/packages; expect_code 200 "registry ListPackages"
 jcheck "len(j['items'])==37" "ListPackages has 37 names"
 
+# ---- real responses against the OpenAPI schemas
+C=/v1/catalogs/community
+P=$C/packages/hive-operator
+CH=$P/channels/alpha
+HEAD=$(curl -s "$B$CH" | python3 -c 'import json,sys; print(json.load(sys.stdin)["head"])')
+FIRST=$(curl -s "$B$CH" | python3 -c 'import json,sys; print(json.load(sys.stdin)["entries"][0]["name"])')
+GVK="group=hive.openshift.io&version=v1&kind=ClusterDeployment"
+curl -s "$B/openapi.json" >"$T/doc.json"
+python3 "$HERE/openapi_validate.py" "$B" "$T/doc.json" /healthz /readyz /v1/catalogs \
+	$C $C/revisions $C/revisions/1 $C/revisions/7 "$C/packages?limit=5" \
+	"$C/packages?provides=hive.openshift.io/v1/ClusterDeployment" "$C/packages?deprecated=false" \
+	"$C/packages?limit=abc" $P $P/icon $C/packages/nope $P/channels $CH \
+	"$CH/graph" "$CH/graph?format=dot" "$CH/graph?format=mermaid" "$CH/graph?format=svg" \
+	"$CH/successors?from=$FIRST" "$CH/successors?from=$FIRST&semantics=classic" \
+	"$CH/upgrade-path?from=$FIRST" "$CH/upgrade-path?from=$FIRST&to=$HEAD&semantics=classic" \
+	"$P/bundles?limit=3" "$P/bundles/$HEAD" $C/registry/packages $C/registry/packages/hive-operator \
+	"$C/registry/bundle?pkgName=hive-operator&channelName=alpha&csvName=$HEAD" \
+	"$C/registry/bundle-for-channel?pkgName=hive-operator&channelName=alpha" \
+	"$C/registry/entries-that-replace?csvName=$FIRST" \
+	"$C/registry/bundle-that-replaces?csvName=$FIRST&pkgName=hive-operator&channelName=alpha" \
+	"$C/registry/entries-that-provide?$GVK" "$C/registry/latest-entries-that-provide?$GVK" \
+	"$C/registry/default-bundle-that-provides?$GVK" "$C/registry/bundle?pkgName=x" \
+	"/catalogs/community/api/v1/metas?schema=olm.channel&package=hive-operator" \
+	>"$T/schema.out" 2>&1 && pass || { fail "responses do not match the OpenAPI schemas"; sed -n 1,30p "$T/schema.out" | sed 's/^/    /'; }
+
 # ---- the same content again (and as JSON lines): no new revision
 req PUT /v1/catalogs/community/content -H "$AUTH" -H 'Content-Type: application/jsonl' \
 	--data-binary "@$T/render.jsonl"

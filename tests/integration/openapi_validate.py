@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Validate real fbcd responses against the schemas of its OpenAPI document.
+
+    openapi_validate.py BASE_URL DOC_JSON PATH...
+
+Each PATH (with its query string) is fetched with GET; the response's status
+and media type select the schema in the document (the operation is found by
+matching PATH against the path templates), and the JSON body is checked
+against it with the subset of JSON Schema 2020-12 the document uses: $ref,
+type (also a list), required, properties, additionalProperties, items,
+allOf, enum, minimum, maximum, maxLength. Standard library only.
+Prints one line per failure; exit 1 if any.
+"""
+import json
+import re
+import sys
+import urllib.error
+import urllib.request
+
+TYPES = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+}
+
+
+def resolve(doc, node):
+    while isinstance(node, dict) and "$ref" in node:
+        ref = node["$ref"]
+        assert ref.startswith("#/"), ref
+        target = doc
+        for part in ref[2:].split("/"):
+            target = target[part.replace("~1", "/").replace("~0", "~")]
+        node = target
+    return node
+
+
+def check(doc, schema, value, where, errors):
+    schema = resolve(doc, schema)
+    if not isinstance(schema, dict):
+        return
+    for sub in schema.get("allOf", []):
+        check(doc, sub, value, where, errors)
+    t = schema.get("type")
+    if t is not None:
+        types = t if isinstance(t, list) else [t]
+        if not any(TYPES[x](value) for x in types):
+            errors.append(f"{where}: {json.dumps(value)[:80]} is not {'/'.join(types)}")
+            return
+    if "enum" in schema and value not in schema["enum"]:
+        errors.append(f"{where}: {value!r} not in {schema['enum']}")
+    if isinstance(value, str) and "maxLength" in schema and len(value) > schema["maxLength"]:
+        errors.append(f"{where}: longer than {schema['maxLength']}")
+    if TYPES["number"](value):
+        if "minimum" in schema and value < schema["minimum"]:
+            errors.append(f"{where}: {value} < {schema['minimum']}")
+        if "maximum" in schema and value > schema["maximum"]:
+            errors.append(f"{where}: {value} > {schema['maximum']}")
+    if isinstance(value, dict):
+        props = schema.get("properties", {})
+        for k in schema.get("required", []):
+            if k not in value:
+                errors.append(f"{where}: missing required '{k}'")
+        for k, v in value.items():
+            if k in props:
+                check(doc, props[k], v, f"{where}.{k}", errors)
+            elif schema.get("additionalProperties") is False:
+                errors.append(f"{where}: unexpected member '{k}'")
+            elif isinstance(schema.get("additionalProperties"), dict):
+                check(doc, schema["additionalProperties"], v, f"{where}.{k}", errors)
+    if isinstance(value, list) and "items" in schema:
+        for i, v in enumerate(value):
+            check(doc, schema["items"], v, f"{where}[{i}]", errors)
+
+
+def find_operation(doc, path):
+    for template, ops in doc["paths"].items():
+        rx = "^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(template)) + "$"
+        if re.match(rx, path) and "get" in ops:
+            return template, ops["get"]
+    return None, None
+
+
+def main():
+    base, doc_path, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
+    doc = json.load(open(doc_path))
+    failures = 0
+    checked = 0
+    for full in paths:
+        path = full.split("?", 1)[0]
+        template, op = find_operation(doc, path)
+        if op is None:
+            print(f"{full}: no GET operation in the document")
+            failures += 1
+            continue
+        try:
+            with urllib.request.urlopen(base + full) as r:
+                status, ctype, body = r.status, r.headers.get("Content-Type", ""), r.read()
+        except urllib.error.HTTPError as e:
+            status, ctype, body = e.code, e.headers.get("Content-Type", ""), e.read()
+        resp = resolve(doc, op["responses"].get(str(status)))
+        if resp is None:
+            print(f"{full}: status {status} is not documented for {template}")
+            failures += 1
+            continue
+        media = ctype.split(";")[0].strip()
+        content = resp.get("content", {})
+        if media not in content and media.split("/")[0] + "/*" in content:
+            media = media.split("/")[0] + "/*"
+        if media not in content:
+            print(f"{full}: {status} {media} is not documented (have {sorted(content)})")
+            failures += 1
+            continue
+        if not media.endswith("json"):
+            checked += 1
+            continue
+        errors = []
+        check(doc, content[media]["schema"], json.loads(body), "$", errors)
+        for e in errors[:5]:
+            print(f"{full}: {e}")
+        failures += bool(errors)
+        checked += 1
+    print(f"{checked} responses checked against the OpenAPI schemas, {failures} failed")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
