@@ -118,6 +118,15 @@ typedef struct r_cands {
 	size_t n;
 } r_cands;
 
+/* index.c */
+typedef struct r_bundle_list {
+	const fbc_bundle **items;
+	size_t n, cap;
+} r_bundle_list;
+char *r_gvk_key(fbc_arena *a, const char *group, const char *version, const char *kind);
+const r_bundle_list *r_index_gvk(const fbc_resolve_index *ix, const char *key);
+const fbc_catalog *r_index_catalog(const fbc_resolve_index *ix);
+
 /* resolve.c */
 int r_input_error(r_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int r_chain_get(r_ctx *c, int cat, const fbc_channel *ch, const r_chain **out);

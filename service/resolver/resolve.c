@@ -374,9 +374,9 @@ void r_sort_entries(r_ctx *c, int *ents, size_t n, int own)
 static bool gvk_matches(const fbc_bundle *b, const r_pred *p)
 {
 	for (size_t i = 0; b && i < b->n_provided; i++)
-		if (strcmp(b->provided[i].group, p->group) == 0 &&
-		    strcmp(b->provided[i].version, p->version) == 0 &&
-		    strcmp(b->provided[i].kind, p->kind_name) == 0)
+		if (strcmp(b->provided[i].kind, p->kind_name) == 0 &&
+		    strcmp(b->provided[i].group, p->group) == 0 &&
+		    strcmp(b->provided[i].version, p->version) == 0)
 			return true;
 	return false;
 }
@@ -447,6 +447,20 @@ static int find_candidates(r_ctx *c, const r_pred *p, int own, const r_cands **o
 				continue;
 			bs = pkg->bundles;
 			n = pkg->n_bundles;
+		} else if (p->kind == P_GVK && c->req->catalogs[k].index &&
+			   r_index_catalog(c->req->catalogs[k].index) == cat) {
+			const r_bundle_list *l;
+			char *gk = r_gvk_key(c->arena, p->group, p->version, p->kind_name);
+
+			if (!gk) {
+				rc = oom(c);
+				goto done;
+			}
+			l = r_index_gvk(c->req->catalogs[k].index, gk);
+			if (!l)
+				continue;
+			bs = (fbc_bundle *const *)l->items;
+			n = l->n;
 		} else {
 			bs = (fbc_bundle *const *)cat->bundles.items;
 			n = cat->bundles.len;
@@ -730,7 +744,15 @@ static int emit_groups(r_ctx *c, fbc_strmap *m, bool gvk)
 		group *g = gs[i];
 		const char *ids, *msg;
 
-		if (g->vars.len >= 2 && rc == 0) {
+		bool span = !gvk;
+
+		/* A GVK group within one package is implied by the package group. */
+		for (size_t j = 1; gvk && j < g->vars.len && !span; j++)
+			span = strcmp(R_ENT(c, R_VAR(c, *FBC_VEC_AT(&g->vars, int, j))->idx)
+					      ->package,
+				      R_ENT(c, R_VAR(c, *FBC_VEC_AT(&g->vars, int, 0))->idx)
+					      ->package) != 0;
+		if (g->vars.len >= 2 && span && rc == 0) {
 			ids = r_join_ids(c, g->vars.items, g->vars.len, " and ");
 			if (gvk)
 				msg = fbc_arena_printf(c->arena,
@@ -824,6 +846,9 @@ static int encode(r_ctx *c)
 		return oom(c);
 	cmsat_set_num_threads(c->sat, 1);
 	cmsat_set_verbosity(c->sat, 0);
+	/* Small incremental problems: startup simplification costs more than it saves. */
+	cmsat_set_no_simplify_at_startup(c->sat);
+	cmsat_set_no_bva(c->sat);
 	c->n_sat_vars = (unsigned)c->vars.len;
 	cmsat_new_vars(c->sat, c->vars.len);
 	fbc_vec_init(&cl, sizeof(c_Lit));

@@ -56,6 +56,14 @@ typedef struct fbc_resolve_limits {
 
 void fbc_resolve_limits_default(fbc_resolve_limits *lim);
 
+/* Optional per-catalog look-up tables (GVK -> bundles), built once per
+ * linked catalog and shared read-only by any number of resolutions (the
+ * service keeps one per cached catalog). Without one, a resolution scans the
+ * catalog's bundles for each required API. Borrows the catalog. */
+typedef struct fbc_resolve_index fbc_resolve_index;
+int fbc_resolve_index_build(fbc_resolve_index **out, const fbc_catalog *cat, fbc_error *err);
+void fbc_resolve_index_free(fbc_resolve_index *ix);
+
 typedef struct fbc_resolve_catalog {
 	const char *name;
 	int priority;
@@ -63,6 +71,7 @@ typedef struct fbc_resolve_catalog {
 	json_t *fbc;	  /* inline blobs (array, borrowed from the request), or NULL */
 	/* Set by the caller before fbc_resolve; borrowed, must be linked. */
 	const fbc_catalog *catalog;
+	const fbc_resolve_index *index; /* optional, built for `catalog`; borrowed */
 } fbc_resolve_catalog;
 
 typedef struct fbc_resolve_installed {
