@@ -84,8 +84,7 @@ static double raw_copy(const char *url, long long rev_id, size_t *bytes)
 			PQfreemem(line);
 		}
 		PQclear(PQgetResult(pg));
-		snprintf(sql, sizeof(sql), "CREATE TABLE raw_%s (LIKE %s)", tables[i], tables[i],
-			 tables[i]);
+		snprintf(sql, sizeof(sql), "CREATE TABLE raw_%s (LIKE %s)", tables[i], tables[i]);
 		exec(pg, sql);
 		*bytes += len[i];
 	}
