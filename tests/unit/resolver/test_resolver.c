@@ -818,6 +818,180 @@ static void fbc_resolve__deterministic(void **state)
 	json_decref(r2);
 }
 
+/* ------------------------------------------- installed bundles, more */
+
+static void fbc_resolve__upgrade_held_back_by_installed_dependent(void **state)
+{
+	json_t *r;
+
+	(void)state;
+	/* consumer (installed, unreferenced) needs lib < 2: lib 1 cannot move to 2. */
+	std_catalog(GVK("app.io", "v1", "App"));
+	pkg("consumer", "stable");
+	bundle("consumer", "consumer.v1", "1.0.0", PKG_REQ("lib", "<2.0.0"));
+	channel("consumer", "stable", "[{\"name\":\"consumer.v1\"}]");
+	r = run("classic", "[{\"package\":\"lib\"}]",
+		"[{\"package\":\"lib\",\"bundle\":\"lib.v1.0.0\",\"version\":\"1.0.0\"},"
+		"{\"package\":\"consumer\",\"bundle\":\"consumer.v1\",\"version\":\"1.0.0\"}]");
+	ASSERT_SELECTED(r, "consumer.v1 lib.v1.0.0");
+	assert_int_equal(json_array_size(json_object_get(r, "steps")), 0);
+	json_decref(r);
+	/* without the dependent, lib moves to 2 */
+	r = run("classic", "[{\"package\":\"lib\"}]",
+		"[{\"package\":\"lib\",\"bundle\":\"lib.v1.0.0\",\"version\":\"1.0.0\"}]");
+	ASSERT_SELECTED(r, "lib.v2.0.0");
+	json_decref(r);
+}
+
+static void fbc_resolve__installed_requirements_pull_dependencies(void **state)
+{
+	json_t *r, *step;
+
+	(void)state;
+	std_catalog(GVK("app.io", "v1", "App"));
+	/* installed app 2 (unreferenced) requires Lib, which is not installed */
+	r = run("classic", "[]",
+		"[{\"package\":\"app\",\"bundle\":\"app.v2.0.0\",\"version\":\"2.0.0\"}]");
+	ASSERT_SELECTED(r, "app.v2.0.0 lib.v2.0.0");
+	step = json_array_get(json_object_get(r, "steps"), 0);
+	assert_string_equal(str(step, "bundle"), "lib.v2.0.0");
+	assert_non_null(strstr(str(step, "reason"), "@existing/app.v2.0.0"));
+	json_decref(r);
+}
+
+static void fbc_resolve__two_installed_of_one_package_is_error(void **state)
+{
+	json_t *r;
+
+	(void)state;
+	std_catalog("");
+	r = run("classic", "[]",
+		"[{\"package\":\"lib\",\"bundle\":\"lib.v1.0.0\",\"version\":\"1.0.0\"},"
+		"{\"package\":\"lib\",\"bundle\":\"lib.v2.0.0\",\"version\":\"2.0.0\"}]");
+	ASSERT_UNSAT(r, "error");
+	ASSERT_EXPLAINS(r, "at most one bundle per package");
+	json_decref(r);
+}
+
+/* ------------------------------------------------------------ v1, more */
+
+static void fbc_resolve__v1_deprecated_bundle_sorted_last(void **state)
+{
+	json_t *r;
+
+	(void)state;
+	v1_fixture();
+	add_blob("{\"schema\":\"olm.deprecations\",\"package\":\"op\",\"entries\":[{"
+		 "\"reference\":{\"schema\":\"olm.bundle\",\"name\":\"op.v2.0.0\"},"
+		 "\"message\":\"do not use\"}]}");
+	r = run("v1", "[{\"package\":\"op\",\"channel\":\"stable\"}]", "[]");
+	ASSERT_SELECTED(r, "op.v1.1.0");
+	json_decref(r);
+	/* classic ignores olm.deprecations */
+	r = run("classic", "[{\"package\":\"op\",\"channel\":\"stable\"}]", "[]");
+	ASSERT_SELECTED(r, "op.v2.0.0");
+	json_decref(r);
+}
+
+static void fbc_resolve__v1_higher_priority_wins(void **state)
+{
+	json_t *a, *b, *input, *r;
+
+	(void)state;
+	v1_fixture();
+	a = json_incref(blobs);
+	reset();
+	pkg("op", "stable");
+	bundle("op", "op.v0.1.0", "0.1.0", "");
+	channel("op", "stable", "[{\"name\":\"op.v0.1.0\"}]");
+	b = json_incref(blobs);
+	input = json_pack("{s:s,s:[{s:s,s:i,s:o},{s:s,s:i,s:o}],s:[{s:s}]}", "semantics", "v1",
+			  "catalogs", "name", "a", "priority", 0, "fbc", a, "name", "b", "priority",
+			  1, "fbc", b, "requests", "package", "op");
+	r = rtest_resolve(input, NULL);
+	json_decref(input);
+	assert_non_null(r);
+	/* priority beats version */
+	ASSERT_SELECTED(r, "op.v0.1.0");
+	json_decref(r);
+}
+
+static void fbc_resolve__v1_deps_installed_and_unsat(void **state)
+{
+	json_t *r;
+
+	(void)state;
+	std_catalog(GVK("app.io", "v1", "App") PKG_REQ("lib", ">=2.0.0"));
+	/* v1 picks app 3 (highest successor-or-self under SelfCertified); deps: lib 2 */
+	r = run("v1-deps", "[{\"package\":\"app\",\"upgradeConstraintPolicy\":\"SelfCertified\"}]",
+		"[{\"package\":\"app\",\"bundle\":\"app.v1.0.0\",\"version\":\"1.0.0\"}]");
+	ASSERT_SELECTED(r, "app.v3.0.0 lib.v2.0.0");
+	json_decref(r);
+	/* lib pinned at 1 by an unreferenced install: v1-deps does not fall back */
+	r = run("v1-deps", "[{\"package\":\"app\"}]",
+		"[{\"package\":\"lib\",\"bundle\":\"lib.v1.0.0\",\"version\":\"1.0.0\"}]");
+	ASSERT_UNSAT(r, "conflict");
+	ASSERT_EXPLAINS(r, "app.v3.0.0");
+	ASSERT_EXPLAINS(r, "originate from package lib");
+	json_decref(r);
+}
+
+/* ----------------------------------------------------------- request */
+
+static void fbc_resolve_request_parse__rejects_bad_input(void **state)
+{
+	static const char *const bad[] = {
+		"[]",
+		"{\"catalogs\":[]}",
+		"{\"catalogs\":[{\"name\":\"c\",\"fbc\":[]}],\"requests\":[{}]}",
+		"{\"catalogs\":[{\"name\":\"c\",\"fbc\":[]}],\"requests\":[],\"x\":1}",
+		"{\"semantics\":\"v2\",\"catalogs\":[{\"name\":\"c\",\"fbc\":[]}],"
+		"\"requests\":[]}",
+		"{\"catalogs\":[{\"name\":\"c\"}],\"requests\":[]}",
+		"{\"catalogs\":[{\"name\":\"c\",\"fbc\":[],\"path\":\"/x\"}],"
+		"\"requests\":[]}",
+		"{\"catalogs\":[{\"name\":\"c\",\"fbc\":[]},{\"name\":\"c\",\"fbc\":[]}],"
+		"\"requests\":[]}",
+		"{\"catalogs\":[{\"name\":\"c\",\"fbc\":[]}],\"requests\":[{\"package\":"
+		"\"p\",\"upgradeConstraintPolicy\":\"Never\"}]}",
+		"{\"catalogs\":[{\"name\":\"c\",\"fbc\":[]}],\"installed\":[{\"package\":"
+		"\"p\",\"bundle\":\"b\"}],\"requests\":[]}",
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_t *j = json_loads(bad[i], 0, NULL);
+		fbc_resolve_request *req = NULL;
+		fbc_error err;
+
+		assert_non_null(j);
+		fbc_error_init(&err);
+		assert_true(fbc_resolve_request_parse(&req, j, NULL, &err) < 0);
+		assert_null(req);
+		assert_true(err.message[0] != '\0');
+		json_decref(j);
+	}
+}
+
+static void fbc_resolve_request_parse__limits(void **state)
+{
+	fbc_resolve_limits lim;
+	fbc_resolve_request *req = NULL;
+	fbc_error err;
+	json_t *j = json_loads("{\"catalogs\":[{\"name\":\"c\",\"fbc\":[]}],\"requests\":["
+			       "{\"package\":\"a\"},{\"package\":\"b\"},{\"package\":\"c\"}]}",
+			       0, NULL);
+
+	(void)state;
+	fbc_resolve_limits_default(&lim);
+	lim.max_requests = 2;
+	assert_int_equal(fbc_resolve_request_parse(&req, j, &lim, &err), FBC_ELIMIT);
+	lim.max_requests = 3;
+	assert_int_equal(fbc_resolve_request_parse(&req, j, &lim, &err), 0);
+	assert_int_equal(req->n_requests, 3);
+	fbc_resolve_request_free(req);
+	json_decref(j);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -866,6 +1040,14 @@ int main(void)
 		cmocka_unit_test(fbc_resolve__v1_bad_range_and_dependency_error),
 		cmocka_unit_test(fbc_resolve__v1_priority_tie_is_error),
 		cmocka_unit_test(fbc_resolve__deterministic),
+		cmocka_unit_test(fbc_resolve__upgrade_held_back_by_installed_dependent),
+		cmocka_unit_test(fbc_resolve__installed_requirements_pull_dependencies),
+		cmocka_unit_test(fbc_resolve__two_installed_of_one_package_is_error),
+		cmocka_unit_test(fbc_resolve__v1_deprecated_bundle_sorted_last),
+		cmocka_unit_test(fbc_resolve__v1_higher_priority_wins),
+		cmocka_unit_test(fbc_resolve__v1_deps_installed_and_unsat),
+		cmocka_unit_test(fbc_resolve_request_parse__rejects_bad_input),
+		cmocka_unit_test(fbc_resolve_request_parse__limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }
