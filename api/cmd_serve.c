@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 
 #define GRACE_MS 30000
+/* how long a resolved current revision is reused (see http_api.h) */
+#define REV_TTL_MS 1000
 
 static void report(const fbc_error *err)
 {
@@ -113,7 +115,7 @@ int fbc_cmd_serve(int argc, char **argv)
 		report(&err);
 		goto done;
 	}
-	if (fbc_http_app_init(&app, db, tmp_dir) != 0) {
+	if (fbc_http_app_init(&app, db, tmp_dir, cfg.cache_bytes, REV_TTL_MS) != 0) {
 		fprintf(stderr, "fbcd serve: cannot initialise\n");
 		goto done;
 	}

@@ -63,6 +63,7 @@ typedef struct fbc_http_req {
 	size_t body_len;
 	unsigned scopes; /* granted by the credentials presented (FBC_SCOPE_* bits) */
 	void *app;	 /* the application context given to the server */
+	void *ctx;	 /* handler-private (arena-owned), NULL at first */
 } fbc_http_req;
 
 typedef struct fbc_http_resp {

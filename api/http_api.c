@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #define MAX_NAME_BYTES 253
 
@@ -36,12 +37,20 @@ static void blob_unref(void *p)
 	}
 }
 
-int fbc_http_app_init(fbc_http_app *app, fbc_db *db, const char *tmp_dir)
+int fbc_http_app_init(fbc_http_app *app, fbc_db *db, const char *tmp_dir, size_t cache_bytes,
+		      unsigned rev_ttl_ms)
 {
 	memset(app, 0, sizeof(*app));
 	app->db = db;
 	app->tmp_dir = tmp_dir;
-	return pthread_mutex_init(&app->lock, NULL) == 0 ? 0 : FBC_EINTERNAL;
+	app->rev_ttl_ms = rev_ttl_ms;
+	if (cache_bytes && fbc_http_cache_create(&app->responses, cache_bytes, 100000) != 0)
+		return FBC_ENOMEM;
+	if (pthread_mutex_init(&app->lock, NULL) != 0) {
+		fbc_http_cache_free(app->responses);
+		return FBC_EINTERNAL;
+	}
+	return 0;
 }
 
 void fbc_http_app_dispose(fbc_http_app *app)
@@ -50,6 +59,7 @@ void fbc_http_app_dispose(fbc_http_app *app)
 		return;
 	for (size_t i = 0; i < FBC_HTTP_ALL_CACHE_SLOTS; i++)
 		blob_unref(app->all_cache[i]);
+	fbc_http_cache_free(app->responses);
 	pthread_mutex_destroy(&app->lock);
 }
 
@@ -110,13 +120,18 @@ static void free_json(void *p)
 	json_decref(p);
 }
 
+static void cache_store(fbc_http_req *req, fbc_http_resp *resp);
+
 /* Answer with the db result: 200 + JSON, or a problem from err. */
 static int reply_db(fbc_http_req *req, fbc_http_resp *resp, int rc, json_t *json,
 		    const fbc_error *err)
 {
 	if (rc != 0)
 		return fbc_http_problem_from_error(resp, req, err);
-	return fbc_http_json(resp, req, 200, json);
+	rc = fbc_http_json(resp, req, 200, json);
+	if (rc == 0)
+		cache_store(req, resp);
+	return rc;
 }
 
 static int parse_int64(int64_t *out, const char *s, int64_t min)
@@ -147,6 +162,83 @@ static int page_args(fbc_db_page *page, fbc_http_req *req, fbc_http_resp *resp)
 	return 0;
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool rev_lookup(fbc_db_rev *out, fbc_http_app *app, const char *catalog, int64_t number)
+{
+	bool hit = false;
+	int64_t now;
+
+	if (!app->rev_ttl_ms || strlen(catalog) >= sizeof(app->revs[0].catalog))
+		return false;
+	now = now_ms();
+	pthread_mutex_lock(&app->lock);
+	for (size_t i = 0; i < FBC_HTTP_REV_CACHE_SLOTS; i++) {
+		struct fbc_http_rev_slot *s = &app->revs[i];
+		if (s->expires_ms > now && s->number == number && !strcmp(s->catalog, catalog)) {
+			*out = s->rev;
+			hit = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&app->lock);
+	return hit;
+}
+
+static void rev_store(fbc_http_app *app, const char *catalog, int64_t number, const fbc_db_rev *rev)
+{
+	if (!app->rev_ttl_ms || strlen(catalog) >= sizeof(app->revs[0].catalog))
+		return;
+	pthread_mutex_lock(&app->lock);
+	struct fbc_http_rev_slot *s = &app->revs[app->rev_next++ % FBC_HTTP_REV_CACHE_SLOTS];
+	snprintf(s->catalog, sizeof(s->catalog), "%s", catalog);
+	s->number = number;
+	s->rev = *rev;
+	s->expires_ms = now_ms() + app->rev_ttl_ms;
+	pthread_mutex_unlock(&app->lock);
+}
+
+/* This replica changed a catalog: forget every resolved revision. */
+static void rev_forget_all(fbc_http_app *app)
+{
+	pthread_mutex_lock(&app->lock);
+	for (size_t i = 0; i < FBC_HTTP_REV_CACHE_SLOTS; i++)
+		app->revs[i].expires_ms = 0;
+	pthread_mutex_unlock(&app->lock);
+}
+
+/* Remember a successful revision-scoped answer (req->ctx holds its key). */
+static void cache_store(fbc_http_req *req, fbc_http_resp *resp)
+{
+	fbc_http_app *app = APP(req);
+
+	if (app->responses && req->ctx && resp->status == 200 && resp->body && !resp->release)
+		fbc_http_cache_put(app->responses, req->ctx, resp->content_type, resp->body,
+				   resp->body_len);
+}
+
+/* digest, method-independent path and the query arguments as received */
+static char *cache_key(fbc_http_req *req, const char *digest)
+{
+	fbc_buf b;
+	char *key = NULL;
+
+	fbc_buf_init(&b, 8192);
+	int rc = fbc_buf_printf(&b, "%s %s", digest, req->path);
+	for (size_t i = 0; !rc && i < req->n_query; i++)
+		rc = fbc_buf_printf(&b, "%c%s=%s", i ? '&' : '?', req->query[i].key,
+				    req->query[i].value ? req->query[i].value : "");
+	if (!rc)
+		key = fbc_arena_strndup(req->arena, b.data, b.len);
+	fbc_buf_dispose(&b);
+	return key;
+}
+
 /* Resolve {catalog} and ?revision= (or a {revision} path parameter), set the
  * ETag. Returns 0 to go on, 1 when resp is complete (problem or 304). */
 static int resolve_rev(fbc_db_rev *rev, fbc_http_req *req, fbc_http_resp *resp)
@@ -164,12 +256,15 @@ static int resolve_rev(fbc_db_rev *rev, fbc_http_req *req, fbc_http_resp *resp)
 		return 1;
 	}
 	fbc_error_init(&err);
-	if (fbc_db_revision_resolve(rev, APP(req)->db, catalog, number, &err) != 0) {
-		if (err.code == FBC_ENOTFOUND)
-			fbc_http_problem(resp, req, 404, "not_found", "%s", err.message);
-		else
-			fbc_http_problem_from_error(resp, req, &err);
-		return 1;
+	if (!rev_lookup(rev, APP(req), catalog, number)) {
+		if (fbc_db_revision_resolve(rev, APP(req)->db, catalog, number, &err) != 0) {
+			if (err.code == FBC_ENOTFOUND)
+				fbc_http_problem(resp, req, 404, "not_found", "%s", err.message);
+			else
+				fbc_http_problem_from_error(resp, req, &err);
+			return 1;
+		}
+		rev_store(APP(req), catalog, number, rev);
 	}
 	resp->etag = fbc_arena_printf(req->arena, "\"%s\"", rev->digest);
 	if (!resp->etag)
@@ -177,6 +272,20 @@ static int resolve_rev(fbc_db_rev *rev, fbc_http_req *req, fbc_http_resp *resp)
 	if (fbc_http_etag_matches(req->if_none_match, resp->etag)) {
 		fbc_http_body(resp, 304, NULL, NULL, 0);
 		return 1;
+	}
+	if (APP(req)->responses) {
+		char *key = cache_key(req, rev->digest);
+		const fbc_http_cached *hit =
+			key ? fbc_http_cache_get(APP(req)->responses, key) : NULL;
+		if (hit) {
+			fbc_http_body(resp, 200, hit->content_type, hit->data, hit->len);
+			resp->body_gz = hit->gz;
+			resp->body_gz_len = hit->gz_len;
+			resp->release = fbc_http_cache_release;
+			resp->release_ctx = (void *)(uintptr_t)hit;
+			return 1;
+		}
+		req->ctx = key;
 	}
 	return 0;
 }
@@ -293,9 +402,12 @@ static int h_catalog_get(fbc_http_req *req, fbc_http_resp *resp)
 static int h_catalog_delete(fbc_http_req *req, fbc_http_resp *resp)
 {
 	fbc_error err;
+	int rc;
 
 	fbc_error_init(&err);
-	if (fbc_db_catalog_delete(APP(req)->db, fbc_http_param(req, "catalog"), &err) != 0)
+	rc = fbc_db_catalog_delete(APP(req)->db, fbc_http_param(req, "catalog"), &err);
+	rev_forget_all(APP(req));
+	if (rc != 0)
 		return fbc_http_problem_from_error(resp, req, &err);
 	fbc_http_body(resp, 204, NULL, NULL, 0);
 	return 0;
@@ -387,6 +499,7 @@ static int h_content_put(fbc_http_req *req, fbc_http_resp *resp)
 	json_decref(report);
 	rc = fbc_db_ingest(&out, &created, APP(req)->db, catalog, cat, &err);
 	fbc_catalog_free(cat);
+	rev_forget_all(APP(req));
 	if (rc != 0)
 		return fbc_http_problem_from_error(resp, req, &err);
 	json_t *num = json_object_get(out, "revision");
@@ -545,8 +658,7 @@ static int h_package_icon(fbc_http_req *req, fbc_http_resp *resp)
 				 ? mt
 				 : "application/octet-stream";
 	fbc_http_body(resp, 200, ct, data, len);
-	fbc_http_resp_header(resp, "X-Content-Type-Options", "nosniff");
-	fbc_http_resp_header(resp, "Content-Security-Policy", "default-src 'none'");
+	cache_store(req, resp);
 	return 0;
 }
 
@@ -616,7 +728,10 @@ static int h_channel_graph(fbc_http_req *req, fbc_http_resp *resp)
 		return 0;
 	if (!strcmp(format, "json")) {
 		json_incref(graph);
-		return fbc_http_json(resp, req, 200, graph);
+		if (fbc_http_json(resp, req, 200, graph) != 0)
+			return FBC_ENOMEM;
+		cache_store(req, resp);
+		return 0;
 	}
 	b = fbc_arena_alloc(req->arena, sizeof(*b));
 	if (!b)
@@ -631,6 +746,7 @@ static int h_channel_graph(fbc_http_req *req, fbc_http_resp *resp)
 		      !strcmp(format, "dot") ? "text/vnd.graphviz; charset=utf-8"
 					     : "text/vnd.mermaid; charset=utf-8",
 		      b->data, b->len);
+	cache_store(req, resp);
 	return 0;
 }
 
@@ -665,7 +781,10 @@ static int h_successors(fbc_http_req *req, fbc_http_resp *resp)
 	fbc_error_init(&err);
 	if (fbc_http_graph_successors(&items, graph, from, sem, &err) != 0)
 		return fbc_http_problem_from_error(resp, req, &err);
-	return fbc_http_list(resp, req, items, NULL);
+	if (fbc_http_list(resp, req, items, NULL) != 0)
+		return FBC_ENOMEM;
+	cache_store(req, resp);
+	return 0;
 }
 
 static int h_upgrade_path(fbc_http_req *req, fbc_http_resp *resp)
@@ -927,6 +1046,7 @@ static int h_metas(fbc_http_req *req, fbc_http_resp *resp)
 	if (fbc_arena_defer(req->arena, free, data) != 0)
 		return FBC_ENOMEM;
 	fbc_http_body(resp, 200, "application/jsonl", data, len);
+	cache_store(req, resp);
 	return 0;
 }
 

@@ -16,13 +16,26 @@
 #define FBC_API_HTTP_API_H
 
 #include "api/http.h"
+#include "api/http_cache.h"
 #include "db/db.h"
 
 #include <pthread.h>
 
 #define FBC_HTTP_ALL_CACHE_SLOTS 8
+#define FBC_HTTP_REV_CACHE_SLOTS 64
 
 struct fbc_http_blob;
+
+/* catalog + revision number (0 = current) -> resolved revision, for a short
+ * time: saves a database round trip per read. The current revision of a
+ * catalog changed by another replica is seen after at most rev_ttl_ms; this
+ * replica's own writes clear the table at once. */
+struct fbc_http_rev_slot {
+	char catalog[256];
+	int64_t number;
+	fbc_db_rev rev;
+	int64_t expires_ms; /* 0 = empty */
+};
 
 typedef struct fbc_http_app {
 	fbc_db *db;
@@ -30,9 +43,15 @@ typedef struct fbc_http_app {
 	pthread_mutex_t lock;
 	struct fbc_http_blob *all_cache[FBC_HTTP_ALL_CACHE_SLOTS];
 	unsigned long tick;
+	struct fbc_http_rev_slot revs[FBC_HTTP_REV_CACHE_SLOTS];
+	size_t rev_next;
+	unsigned rev_ttl_ms;	   /* 0 disables the revision table */
+	fbc_http_cache *responses; /* NULL disables the response cache */
 } fbc_http_app;
 
-int fbc_http_app_init(fbc_http_app *app, fbc_db *db, const char *tmp_dir);
+/* cache_bytes 0 disables the response cache. */
+int fbc_http_app_init(fbc_http_app *app, fbc_db *db, const char *tmp_dir, size_t cache_bytes,
+		      unsigned rev_ttl_ms);
 void fbc_http_app_dispose(fbc_http_app *app);
 
 /* The route table (static, read-only). */

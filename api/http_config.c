@@ -18,6 +18,7 @@ void fbc_http_config_init(fbc_http_config *c)
 	c->threads = 0;
 	c->max_body = 512u * 1024 * 1024;
 	c->pool_size = 16;
+	c->cache_bytes = 256u * 1024 * 1024;
 }
 
 void fbc_http_config_dispose(fbc_http_config *c)
@@ -129,6 +130,12 @@ int fbc_http_config_set(fbc_http_config *c, const char *key, const char *value, 
 		rc = parse_uint(&v, value, 1, 256, origin, key, err);
 		if (rc == 0)
 			c->pool_size = (unsigned)v;
+		return rc;
+	}
+	if (!strcmp(key, "cacheBytes")) {
+		rc = parse_uint(&v, value, 0, 64ull << 30, origin, key, err);
+		if (rc == 0)
+			c->cache_bytes = (size_t)v;
 		return rc;
 	}
 	if (!strcmp(key, "accessLog"))
@@ -272,7 +279,7 @@ static const struct {
 	{"FBCD_DATA_DIR", "dataDir"},	    {"FBCD_READ_AUTH", "readAuth"},
 	{"FBCD_ADMIN_TOKEN", "adminToken"}, {"FBCD_THREADS", "threads"},
 	{"FBCD_MAX_BODY", "maxBodyBytes"},  {"FBCD_POOL_SIZE", "poolSize"},
-	{"FBCD_ACCESS_LOG", "accessLog"},
+	{"FBCD_ACCESS_LOG", "accessLog"},   {"FBCD_CACHE_BYTES", "cacheBytes"},
 };
 
 int fbc_http_config_load_env(fbc_http_config *c, fbc_error *err)
@@ -303,6 +310,8 @@ static void usage(FILE *f)
 		"  --max-body BYTES       request body limit (FBCD_MAX_BODY; 512 MiB)\n"
 		"  --pool-size N          database connections (FBCD_POOL_SIZE; 16)\n"
 		"  --access-log           log one line per request (FBCD_ACCESS_LOG)\n"
+		"  --cache-bytes BYTES    response cache size (FBCD_CACHE_BYTES; 256 MiB, 0 = "
+		"off)\n"
 		"  --print-routes         print the route table (METHOD PATH) and exit\n"
 		"  --print-openapi        print the OpenAPI document (JSON) and exit\n\n"
 		"FBCD_ADMIN_TOKEN seeds an admin token at start-up.\n"
@@ -321,6 +330,7 @@ int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_err
 		{"max-body", required_argument, NULL, 'm'},
 		{"pool-size", required_argument, NULL, 'p'},
 		{"access-log", no_argument, NULL, 'a'},
+		{"cache-bytes", required_argument, NULL, 'C'},
 		{"print-routes", no_argument, NULL, 'R'},
 		{"print-openapi", no_argument, NULL, 'O'},
 		{"help", no_argument, NULL, 'h'},
@@ -380,6 +390,9 @@ int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_err
 			break;
 		case 'a':
 			c->access_log = true;
+			break;
+		case 'C':
+			key = "cacheBytes", flag = "--cache-bytes";
 			break;
 		case 'R':
 			c->print_routes = true;

@@ -13,6 +13,7 @@
  *   --max-body         FBCD_MAX_BODY       maxBodyBytes    request body limit
  *   --pool-size        FBCD_POOL_SIZE      poolSize        database connections
  *   --access-log       FBCD_ACCESS_LOG     accessLog       true | false
+ *   --cache-bytes      FBCD_CACHE_BYTES    cacheBytes      response cache (0 = off)
  *
  * Errors name their origin: "FILE:LINE: key 'x': ..." for the YAML file,
  * "FBCD_X: ..." for the environment, "--flag: ..." for flags.
@@ -38,6 +39,7 @@ typedef struct fbc_http_config {
 	size_t max_body;
 	unsigned pool_size;
 	bool access_log;
+	size_t cache_bytes;
 	bool print_routes;  /* --print-routes: list the route table and exit */
 	bool print_openapi; /* --print-openapi: print the embedded document and exit */
 } fbc_http_config;

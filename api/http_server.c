@@ -197,6 +197,10 @@ static enum MHD_Result queue(struct fbc_http_server *srv, struct MHD_Connection 
 		MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
 	if (!resp->no_compress)
 		MHD_add_response_header(mr, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+	MHD_add_response_header(mr, "X-Content-Type-Options", "nosniff");
+	/* icons come from catalog data (SVG may carry scripts): never active content */
+	if (resp->content_type && strncmp(resp->content_type, "image/", 6) == 0)
+		MHD_add_response_header(mr, "Content-Security-Policy", "default-src 'none'");
 	for (size_t i = 0; i < resp->n_headers; i++)
 		MHD_add_response_header(mr, resp->headers[i].key, resp->headers[i].value);
 	ret = MHD_queue_response(conn, (unsigned)resp->status, mr);

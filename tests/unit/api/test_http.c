@@ -3,6 +3,7 @@
  * safe tar extraction, upgrade graphs, and a real server on a socket. */
 #include "api/http.h"
 #include "api/http_api.h"
+#include "api/http_cache.h"
 #include "api/http_config.h"
 #include "api/http_content.h"
 
@@ -691,6 +692,43 @@ static void fbc_http_graph_format__dot_and_mermaid(void **state)
 	json_decref(g);
 }
 
+/* ----------------------------------------------------------------- cache */
+
+static void fbc_http_cache_put__evicts_lru_keeps_referenced(void **state)
+{
+	(void)state;
+	fbc_http_cache *c = NULL;
+	char big[2000];
+
+	memset(big, 'x', sizeof(big));
+	assert_int_equal(fbc_http_cache_create(&c, 1u << 20, 2), 0);
+	assert_int_equal(fbc_http_cache_put(c, "a", "application/json", "{\"a\":1}", 7), 0);
+	assert_int_equal(fbc_http_cache_put(c, "b", "text/plain", big, sizeof(big)), 0);
+	const fbc_http_cached *a = fbc_http_cache_get(c, "a");
+	assert_non_null(a);
+	assert_string_equal(a->data, "{\"a\":1}");
+	assert_null(a->gz); /* small: not compressed */
+	const fbc_http_cached *b = fbc_http_cache_get(c, "b");
+	assert_non_null(b->gz);
+	assert_true(b->gz_len < b->len);
+	/* "a" was used before "b": it is the one evicted, but our reference stays valid */
+	assert_int_equal(fbc_http_cache_put(c, "c", "text/plain", "c", 1), 0);
+	assert_int_equal(fbc_http_cache_count(c), 2);
+	assert_null(fbc_http_cache_get(c, "a"));
+	assert_string_equal(a->data, "{\"a\":1}");
+	fbc_http_cache_release((void *)(uintptr_t)a);
+	fbc_http_cache_release((void *)(uintptr_t)b);
+	const fbc_http_cached *cc = fbc_http_cache_get(c, "c");
+	assert_non_null(cc);
+	fbc_http_cache_release((void *)(uintptr_t)cc);
+	/* too large for the budget: silently not cached */
+	fbc_http_cache_free(c);
+	assert_int_equal(fbc_http_cache_create(&c, 1000, 10), 0);
+	assert_int_equal(fbc_http_cache_put(c, "big", "text/plain", big, sizeof(big)), 0);
+	assert_int_equal(fbc_http_cache_count(c), 0);
+	fbc_http_cache_free(c);
+}
+
 /* ---------------------------------------------------------- real server */
 
 struct sink {
@@ -821,6 +859,7 @@ int main(void)
 		cmocka_unit_test(fbc_http_graph_successors__classic_and_v1),
 		cmocka_unit_test(fbc_http_graph_upgrade_path__shortest_and_classic),
 		cmocka_unit_test(fbc_http_graph_format__dot_and_mermaid),
+		cmocka_unit_test(fbc_http_cache_put__evicts_lru_keeps_referenced),
 		cmocka_unit_test(fbc_http_server_start__serves_requests),
 		cmocka_unit_test(fbc_http_server_start__rejects_bad_listen),
 	};

@@ -1,0 +1,109 @@
+#!/bin/sh
+# Benchmark of the REST API: requests/s and p99 latency at 64 connections
+# (wrk) for a package query and for /api/v1/all, each next to nginx serving
+# the very same bytes as a static file, in the same run on the same machine.
+#   bench_api.sh FBCD REAL_CATALOG [DURATION_SECONDS]
+# Skips (77) without wrk, nginx, PostgreSQL or the catalog.
+FBCD=$1 REAL=$2 DUR=${3:-${FBCD_BENCH_SECONDS:-5}}
+. "$(dirname "$0")/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+LIB=$HERE/../lib
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+
+command -v wrk >/dev/null || skip "wrk is not installed"
+[ -x "$NGINX" ] || skip "nginx is not installed"
+command -v curl >/dev/null || skip "curl is not installed"
+[ -d "$REAL" ] || skip "real catalog not found at $REAL"
+
+PGDIR=$(mktemp -d "${TMPDIR:-/tmp}/fbcd-pg.XXXXXX")
+SERVE_PID=
+NGINX_PID=
+cleanup() {
+	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null
+	[ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null
+	if [ -f "$PGDIR/url" ]; then sh "$LIB/pg-stop.sh" "$PGDIR"; else rm -rf "$PGDIR"; fi
+	rm -rf "$T"
+}
+trap cleanup EXIT
+URL=$(sh "$LIB/pg-start.sh" "$PGDIR") || { [ $? -eq 77 ] && skip "no PostgreSQL"; exit 1; }
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+PORT=$(free_port)
+NPORT=$(free_port)
+ADMIN=bench-admin-token-0123456789abcdef
+B=http://127.0.0.1:$PORT
+FBCD_ADMIN_TOKEN=$ADMIN "$FBCD" serve --listen "127.0.0.1:$PORT" --database-url "$URL" \
+	--data-dir "$T/data" >"$T/serve.log" 2>&1 &
+SERVE_PID=$!
+i=0
+until curl -sf "$B/healthz" >/dev/null 2>&1; do
+	i=$((i + 1)); [ $i -gt 100 ] && { cat "$T/serve.log"; exit 1; }; sleep 0.1
+done
+
+curl -sf -XPOST -H "Authorization: Bearer $ADMIN" -d '{"name":"community"}' "$B/v1/catalogs" >/dev/null
+tar -C "$REAL" -czf "$T/cat.tgz" .
+START=$(date +%s.%N)
+curl -sf -XPUT -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/gzip' \
+	--data-binary "@$T/cat.tgz" "$B/v1/catalogs/community/content" >/dev/null || { echo "push failed"; exit 1; }
+END=$(date +%s.%N)
+echo "push of the real catalog over HTTP (validate + ingest): $(echo "$END - $START" | bc) s"
+
+# the same bytes for nginx
+chmod 755 "$T"
+mkdir -p "$T/www"
+PKG=/v1/catalogs/community/packages/hive-operator
+ALL=/catalogs/community/api/v1/all
+curl -sf "$B$PKG" -o "$T/www/package.json"
+curl -sf "$B$ALL" -o "$T/www/all.jsonl"
+chmod -R a+rX "$T/www"
+cat >"$T/nginx.conf" <<CONF
+worker_processes auto;
+daemon off;
+pid $T/nginx.pid;
+error_log $T/nginx.err;
+$( [ "$(id -u)" = 0 ] && echo "user root;" )
+events { worker_connections 1024; }
+http {
+  access_log off;
+  sendfile on;
+  keepalive_requests 100000000;
+  types { application/json json; application/jsonl jsonl; }
+  client_body_temp_path $T/nginx-tmp;
+  proxy_temp_path $T/nginx-tmp;
+  fastcgi_temp_path $T/nginx-tmp;
+  uwsgi_temp_path $T/nginx-tmp;
+  scgi_temp_path $T/nginx-tmp;
+  server { listen 127.0.0.1:$NPORT; root $T/www; }
+}
+CONF
+mkdir -p "$T/nginx-tmp"
+"$NGINX" -c "$T/nginx.conf" -p "$T" >"$T/nginx.out" 2>&1 &
+NGINX_PID=$!
+i=0
+until curl -sf "http://127.0.0.1:$NPORT/package.json" >/dev/null 2>&1; do
+	i=$((i + 1)); [ $i -gt 50 ] && { cat "$T/nginx.err" "$T/nginx.out"; exit 1; }; sleep 0.1
+done
+
+# bench NAME URL: prints "NAME  requests/s  p99"
+bench() {
+	wrk -t4 -c64 -d"${DUR}s" --latency "$2" >"$T/wrk.out" 2>&1
+	rps=$(awk '/^Requests\/sec:/ {print $2}' "$T/wrk.out")
+	p99=$(awk '$1 == "99%" {print $2}' "$T/wrk.out")
+	errs=$(awk '/Non-2xx|Socket errors/ {print}' "$T/wrk.out" | tr '\n' ' ')
+	printf '%-34s %12s req/s   p99 %10s  %s\n' "$1" "$rps" "$p99" "$errs"
+	echo "$rps" >"$T/rps.$3"
+}
+echo "wrk: 4 threads, 64 connections, ${DUR}s each"
+bench "fbcd package query" "$B$PKG" fpkg
+bench "nginx same bytes (static)" "http://127.0.0.1:$NPORT/package.json" npkg
+bench "fbcd /api/v1/all ($(wc -c <"$T/www/all.jsonl") B)" "$B$ALL" fall
+bench "nginx same bytes (static)" "http://127.0.0.1:$NPORT/all.jsonl" nall
+python3 - "$T" <<'PY'
+import sys
+t = sys.argv[1]
+r = lambda n: float(open(f"{t}/rps.{n}").read() or 0)
+for what, f, n in (("package query", "fpkg", "npkg"), ("api/v1/all", "fall", "nall")):
+    ratio = r(f) / r(n) if r(n) else 0
+    print(f"{what}: fbcd/nginx = {ratio:.2f} (target >= 0.50)")
+PY
+exit 0
