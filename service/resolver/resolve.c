@@ -658,8 +658,8 @@ static int expand(r_ctx *c, int var)
 			int cv;
 			if ((rc = r_var_for_entry(c, cs->ents[j], &cv)) < 0)
 				goto done;
-			if (cv == var)
-				continue; /* a bundle cannot satisfy its own requirement twice */
+			/* The depender itself may be a candidate (it provides the API it
+			 * requires): upstream keeps it, which makes the Dependency trivial. */
 			if (cands_push(&lits, cv) < 0) {
 				rc = oom(c);
 				goto done;

@@ -613,10 +613,16 @@ static void fbc_resolve__constraint_any(void **state)
 static void fbc_resolve__constraint_cel(void **state)
 {
 	(void)state;
+	constraint_case(
+		"{\"cel\":{\"rule\":\"properties.exists(p, p.type == 'olm.package' && "
+		"p.value.packageName == 'lib' && semver_compare(p.value.version, '1.5.0') < "
+		"0)\"},\"failureMessage\":\"needs an old lib\"}",
+		"app.v1 lib.v1");
+	/* Quirk (spec 2.3): predicates test every bundle, the depender included;
+	 * app 1.0.0 itself has a version below 1.5.0. */
 	constraint_case("{\"cel\":{\"rule\":\"properties.exists(p, p.type == 'olm.package' && "
-			"semver_compare(p.value.version, '1.5.0') < 0)\"},\"failureMessage\":"
-			"\"needs an old lib\"}",
-			"app.v1 lib.v1");
+			"semver_compare(p.value.version, '1.5.0') < 0)\"}}",
+			"app.v1");
 }
 
 static void fbc_resolve__constraint_cel_failure_message_in_explanation(void **state)
@@ -992,6 +998,25 @@ static void fbc_resolve_request_parse__limits(void **state)
 	json_decref(j);
 }
 
+static void fbc_resolve__bundle_requiring_its_own_api(void **state)
+{
+	json_t *r;
+
+	(void)state;
+	/* app provides and requires App; another provider exists in package other.
+	 * The requirement is met by app itself (no second provider allowed). */
+	reset();
+	pkg("app", "stable");
+	bundle("app", "app.v1", "1.0.0", GVK("app.io", "v1", "App") GVK_REQ("app.io", "v1", "App"));
+	channel("app", "stable", "[{\"name\":\"app.v1\"}]");
+	pkg("aaa", "stable");
+	bundle("aaa", "aaa.v1", "1.0.0", GVK("app.io", "v1", "App"));
+	channel("aaa", "stable", "[{\"name\":\"aaa.v1\"}]");
+	r = run("classic", "[{\"package\":\"app\"}]", "[]");
+	ASSERT_SELECTED(r, "app.v1");
+	json_decref(r);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -1040,6 +1065,7 @@ int main(void)
 		cmocka_unit_test(fbc_resolve__v1_bad_range_and_dependency_error),
 		cmocka_unit_test(fbc_resolve__v1_priority_tie_is_error),
 		cmocka_unit_test(fbc_resolve__deterministic),
+		cmocka_unit_test(fbc_resolve__bundle_requiring_its_own_api),
 		cmocka_unit_test(fbc_resolve__upgrade_held_back_by_installed_dependent),
 		cmocka_unit_test(fbc_resolve__installed_requirements_pull_dependencies),
 		cmocka_unit_test(fbc_resolve__two_installed_of_one_package_is_error),
