@@ -164,8 +164,11 @@ static int compound_pred(r_ctx *c, int kind, json_t *o, const char *what, int de
 		if ((rc = constraint_pred(c, json_array_get(arr, i), what, depth + 1,
 					  &p->kids[i])) < 0)
 			goto done;
-		fbc_buf_printf(&b, "%s%s", i ? (kind == P_NOT ? " or " : sep) : "",
-			       p->kids[i]->text);
+		/* Nested all/any are parenthesised so that texts (also the cache key
+		 * of candidate lists) are unambiguous. */
+		bool paren = p->kids[i]->kind == P_ALL || p->kids[i]->kind == P_ANY;
+		fbc_buf_printf(&b, "%s%s%s%s", i ? (kind == P_NOT ? " or " : sep) : "",
+			       paren ? "(" : "", p->kids[i]->text, paren ? ")" : "");
 	}
 	if (kind == P_NOT)
 		fbc_buf_puts(&b, ")");

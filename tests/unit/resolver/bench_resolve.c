@@ -98,7 +98,8 @@ static void run_all(const fbc_catalog *cat, const fbc_resolve_index *ix, fbc_res
 				abort();
 			}
 			stats_add(st, now_ms() - t0, res->sat_calls);
-			if (getenv("BENCH_VERBOSE") && st->ms[st->n - 1] > 1.0)
+			if (getenv("BENCH_VERBOSE") &&
+			    st->ms[st->n - 1] > strtod(getenv("BENCH_VERBOSE"), NULL))
 				fprintf(stderr, "slow: %s %.3f ms, %zu SAT calls, %zu variables\n",
 					pkg->name, st->ms[st->n - 1], res->sat_calls,
 					res->n_variables);

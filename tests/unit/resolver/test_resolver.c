@@ -1017,6 +1017,39 @@ static void fbc_resolve__bundle_requiring_its_own_api(void **state)
 	json_decref(r);
 }
 
+static void fbc_resolve__nested_compounds_not_confused(void **state)
+{
+#define CG(k) "{\"gvk\":{\"group\":\"x.io\",\"version\":\"v1\",\"kind\":\"" k "\"}}"
+	json_t *r;
+
+	(void)state;
+	reset();
+	/* d1: all[A, any[B, C]]; d2: any[all[A, B], C] (same words, other meaning) */
+	pkg("d1", "stable");
+	bundle("d1", "d1.v1", "1.0.0",
+	       CONSTRAINT("{\"all\":{\"constraints\":[" CG("A") ",{\"any\":{\"constraints\":[" CG(
+		       "B") "," CG("C") "]}}]}}"));
+	channel("d1", "stable", "[{\"name\":\"d1.v1\"}]");
+	pkg("d2", "stable");
+	bundle("d2", "d2.v1", "1.0.0",
+	       CONSTRAINT("{\"any\":{\"constraints\":[{\"all\":{\"constraints\":[" CG("A") "," CG(
+		       "B") "]}}," CG("C") "]}}"));
+	channel("d2", "stable", "[{\"name\":\"d2.v1\"}]");
+	pkg("lib1", "stable");
+	bundle("lib1", "lib1.v1", "1.0.0", GVK("x.io", "v1", "A"));
+	channel("lib1", "stable", "[{\"name\":\"lib1.v1\"}]");
+	pkg("lib2", "stable");
+	bundle("lib2", "lib2.v1", "1.0.0", GVK("x.io", "v1", "C"));
+	channel("lib2", "stable", "[{\"name\":\"lib2.v1\"}]");
+	pkg("lib3", "stable");
+	bundle("lib3", "lib3.v1", "1.0.0", GVK("x.io", "v1", "A") GVK("x.io", "v1", "B"));
+	channel("lib3", "stable", "[{\"name\":\"lib3.v1\"}]");
+	r = run("classic", "[{\"package\":\"d2\"},{\"package\":\"d1\"}]", "[]");
+	ASSERT_SELECTED(r, "d1.v1 d2.v1 lib2.v1 lib3.v1");
+	json_decref(r);
+#undef CG
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -1065,6 +1098,7 @@ int main(void)
 		cmocka_unit_test(fbc_resolve__v1_bad_range_and_dependency_error),
 		cmocka_unit_test(fbc_resolve__v1_priority_tie_is_error),
 		cmocka_unit_test(fbc_resolve__deterministic),
+		cmocka_unit_test(fbc_resolve__nested_compounds_not_confused),
 		cmocka_unit_test(fbc_resolve__bundle_requiring_its_own_api),
 		cmocka_unit_test(fbc_resolve__upgrade_held_back_by_installed_dependent),
 		cmocka_unit_test(fbc_resolve__installed_requirements_pull_dependencies),
