@@ -260,7 +260,11 @@ jcheck "j['valid'] is False" "validate reports invalid"
 
 # ---- PostgreSQL restarts under the running service
 sh "$LIB/pg-restart.sh" "$PGDIR" && pass || fail "pg restart"
-req GET /v1/catalogs/community/packages/hive-operator; expect_code 200 "query after a PostgreSQL restart"
+# catalog and revision reads are never served from the response cache
+req GET /v1/catalogs/community; expect_code 200 "catalog read after a PostgreSQL restart"
+req GET /v1/catalogs/community/revisions; expect_code 200 "revisions after a PostgreSQL restart"
+sleep 1.2 # past the revision-resolution TTL, so the next read resolves in the database
+req GET "/v1/catalogs/community/packages?prefix=co"; expect_code 200 "package query after a PostgreSQL restart"
 
 # ---- delete needs admin; graceful stop
 req DELETE /v1/catalogs/community -H "Authorization: Bearer $READ"; expect_code 403 "delete with a read token"
