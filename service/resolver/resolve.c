@@ -1023,8 +1023,17 @@ static int explain(r_ctx *c, const c_Lit *base, size_t n_base)
 		for (i = 0; i < n_core; i++) {
 			const r_con *k = R_CON(c, con_of_sel[(core[i].x >> 1) - n_sel_base]);
 			if (k->kind == C_MANDATORY) {
-				fbc_buf_printf(&b, "%s%s", n_named ? ", " : "",
-					       var_name(c, k->owner));
+				const r_var *ov = R_VAR(c, k->owner);
+				if (ov->kind == V_ENTRY)
+					fbc_buf_printf(&b,
+						       "%sthe installed bundle %s of package %s "
+						       "(kept: no request refers to it)",
+						       n_named ? " and " : "",
+						       R_ENT(c, ov->idx)->name,
+						       R_ENT(c, ov->idx)->package);
+				else
+					fbc_buf_printf(&b, "%sthe %s", n_named ? " and " : "",
+						       var_name(c, k->owner));
 				n_named++;
 			}
 		}
