@@ -1,0 +1,3 @@
+# run in a copy of catalog/ by run.sh (git cannot hold these)
+set -e
+python3 -c 'import sys; sys.stdout.write("{\"schema\":\"x\",\"d\":" + "[" * 20000 + "]" * 20000 + "}")' > deep.json
