@@ -170,7 +170,7 @@ int fbc_cmd_resolve(int argc, char **argv)
 	fbc_resolve_result *res = NULL;
 	fbc_catalog **loaded = NULL;
 	json_t *body = NULL, *outj = NULL;
-	bool stats = false, compact = false;
+	bool stats = false, compact = false, sem_given = false;
 	fbc_error err;
 	fbc_buf in;
 	char *text = NULL;
@@ -203,6 +203,7 @@ int fbc_cmd_resolve(int argc, char **argv)
 						"v1-deps\n");
 				goto done;
 			}
+			sem_given = true;
 			break;
 		case 'S':
 			stats = true;
@@ -241,6 +242,8 @@ int fbc_cmd_resolve(int argc, char **argv)
 				err.where[0] ? ": " : "", err.message);
 			goto done;
 		}
+		if (sem_given) /* the flag overrides the file's "semantics" */
+			req->semantics = sem;
 	} else {
 		char name[256];
 
