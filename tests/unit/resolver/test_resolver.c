@@ -1050,6 +1050,28 @@ static void fbc_resolve__nested_compounds_not_confused(void **state)
 #undef CG
 }
 
+static void fbc_resolve__explains_deprecated_and_missing_api(void **state)
+{
+	json_t *r;
+
+	(void)state;
+	reset();
+	pkg("old", "stable");
+	bundle("old", "old.v1", "1.0.0", ",{\"type\":\"olm.deprecated\",\"value\":{}}");
+	channel("old", "stable", "[{\"name\":\"old.v1\"}]");
+	pkg("needy", "stable");
+	bundle("needy", "needy.v1", "1.0.0", GVK_REQ("none.io", "v1", "Nothing"));
+	channel("needy", "stable", "[{\"name\":\"needy.v1\"}]");
+	r = run("classic", "[{\"package\":\"old\"}]", "[]");
+	ASSERT_UNSAT(r, "conflict");
+	ASSERT_EXPLAINS(r, "bundle cat/stable/old.v1 is deprecated");
+	json_decref(r);
+	r = run("classic", "[{\"package\":\"needy\"}]", "[]");
+	ASSERT_UNSAT(r, "conflict");
+	ASSERT_EXPLAINS(r, "kind: Nothing, but no bundle in any catalog provides it");
+	json_decref(r);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -1098,6 +1120,7 @@ int main(void)
 		cmocka_unit_test(fbc_resolve__v1_bad_range_and_dependency_error),
 		cmocka_unit_test(fbc_resolve__v1_priority_tie_is_error),
 		cmocka_unit_test(fbc_resolve__deterministic),
+		cmocka_unit_test(fbc_resolve__explains_deprecated_and_missing_api),
 		cmocka_unit_test(fbc_resolve__nested_compounds_not_confused),
 		cmocka_unit_test(fbc_resolve__bundle_requiring_its_own_api),
 		cmocka_unit_test(fbc_resolve__upgrade_held_back_by_installed_dependent),
