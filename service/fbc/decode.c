@@ -340,19 +340,29 @@ static int check(const fbc_gt_type *t, const json_t *v, gt_ctx *c, int depth)
 		return json_is_string(v) ? 0 : type_error(c, json_kind(v), t);
 	case FBC_GT_BOOL:
 		return json_is_boolean(v) ? 0 : type_error(c, json_kind(v), t);
-	case FBC_GT_INT:
-		if (json_is_integer(v))
-			return 0;
+	case FBC_GT_INT: {
+		/* the only integer field is an int32 (containerPort): Go rejects
+		 * fractions and values out of its range alike */
+		char num[64];
+
+		if (json_is_integer(v)) {
+			json_int_t n = json_integer_value(v);
+
+			if (n >= INT32_MIN && n <= INT32_MAX)
+				return 0;
+			snprintf(num, sizeof(num), "number %" JSON_INTEGER_FORMAT, n);
+			return type_error(c, num, t);
+		}
 		if (json_is_real(v)) {
 			double d = json_real_value(v);
-			char num[64];
 
-			if (d == (double)(long long)d)
+			if (d >= INT32_MIN && d <= INT32_MAX && d == (double)(long long)d)
 				return 0;
 			snprintf(num, sizeof(num), "number %g", d);
 			return type_error(c, num, t);
 		}
 		return type_error(c, json_kind(v), t);
+	}
 	case FBC_GT_BYTES:
 		if (!json_is_string(v))
 			return type_error(c, json_kind(v), t);
@@ -736,7 +746,9 @@ static int decode_properties(dctx *d, const json_t *arr, fbc_property **out, siz
 		const json_t *p = json_array_get(arr, i);
 		json_t *val;
 
-		if (!json_is_object(p))
+		/* Go decodes a null element as the zero Property (no type, no
+		 * value: C11 for a bundle); other non-objects are L10 */
+		if (!json_is_object(p) && !json_is_null(p))
 			continue;
 		DUP(d, props[k].type, fbc_gt_get_str(p, "type"));
 		val = member(p, "value", true);
@@ -813,7 +825,8 @@ static int decode_channel(dctx *d)
 		fbc_channel_entry *ce = &c->entries[c->n_entries];
 		size_t j, ns;
 
-		if (!json_is_object(e))
+		/* a null element is a zero entry (empty name), as in Go */
+		if (!json_is_object(e) && !json_is_null(e))
 			continue;
 		DUP(d, ce->name, fbc_gt_get_str(e, "name"));
 		DUP(d, ce->replaces, fbc_gt_get_str(e, "replaces"));
@@ -830,6 +843,8 @@ static int decode_channel(dctx *d)
 
 			if (json_is_string(s))
 				DUP(d, ce->skips[ce->n_skips++], json_string_value(s));
+			else if (json_is_null(s))
+				ce->skips[ce->n_skips++] = ""; /* Go's zero string: V7 */
 		}
 		c->n_entries++;
 	}
@@ -997,7 +1012,8 @@ static int decode_deprecation(dctx *d)
 		const json_t *e = json_array_get(entries, i), *ref;
 		fbc_deprecation_entry *de = &x->entries[x->n_entries];
 
-		if (!json_is_object(e))
+		/* a null element is a zero entry (no schema: C23), as in Go */
+		if (!json_is_object(e) && !json_is_null(e))
 			continue;
 		ref = fbc_gt_get(e, "reference");
 		DUP(d, de->schema, fbc_gt_get_str(ref, "schema"));

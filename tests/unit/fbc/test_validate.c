@@ -437,6 +437,68 @@ static void link__derived_bundle_fields(void **state)
 	tcat_dispose(&t);
 }
 
+/* Go's encoding/json decodes a null array element as the zero value, so
+ * opm sees an empty skip, an entry without a name, a property without a
+ * value and a deprecation entry without a schema (conformance corpus). */
+static void add_meta__null_array_elements_are_zero_values(void **state)
+{
+	static const struct {
+		const char *code;
+		const char *text;
+	} nulls[] = {
+		{"V7", P "{'schema':'olm.channel','name':'stable','package':'foo','entries':"
+			 "[{'name':'foo.v1.0.0','skips':[null]}]}\n" B1},
+		{"C19", P "{'schema':'olm.channel','name':'stable','package':'foo','entries':"
+			  "[{'name':'foo.v1.0.0'},null]}\n" B1},
+		{"C11", P CH1 "{'schema':'olm.bundle','name':'foo.v1.0.0','package':'foo','image':"
+			      "'quay.io/foo/b:v1','properties':[null,{'type':'olm.package','value':"
+			      "{'packageName':'foo','version':'1.0.0'}}]}\n"},
+		{"C23", BASE DEP("null")},
+	};
+	tcat t;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++) {
+		run(&t, nulls[i].text, false);
+		if (tcat_count(&t, nulls[i].code) != 1)
+			tcat_dump(&t);
+		assert_int_equal(tcat_count(&t, nulls[i].code), 1);
+		tcat_dispose(&t);
+	}
+	/* a null related image is an empty one, which is never checked */
+	run(&t, P CH1 BX("foo.v1.0.0", "1.0.0", ",'relatedImages':[null]"), false);
+	assert_int_equal(fbc_diags_count(&t.diags), 0);
+	tcat_dispose(&t);
+}
+
+/* containerPort is an int32 in Go: out-of-range and fractional numbers are
+ * type errors (C11), integral ones within range are fine. */
+static void gt_check__int32_range(void **state)
+{
+	static const struct {
+		const char *port;
+		size_t c11;
+	} ports[] = {{"8443", 0},	{"2147483647", 0},  {"-2147483648", 0}, {"8443.0", 0},
+		     {"2147483648", 1}, {"-2147483649", 1}, {"3e9", 1},		{"80.5", 1}};
+	char text[1024];
+	tcat t;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ports) / sizeof(ports[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "%s%s{'schema':'olm.bundle','name':'foo.v1.0.0','package':'foo','image':"
+			 "'quay.io/foo/b:v1','properties':[{'type':'olm.package','value':{"
+			 "'packageName':'foo','version':'1.0.0'}},{'type':'olm.csv.metadata',"
+			 "'value':{'apiServiceDefinitions':{'owned':[{'containerPort':%s}]}}}]}\n",
+			 P, CH1, ports[i].port);
+		run(&t, text, false);
+		if (tcat_count(&t, "C11") != ports[i].c11)
+			tcat_dump(&t);
+		assert_int_equal(tcat_count(&t, "C11"), ports[i].c11);
+		tcat_dispose(&t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -446,6 +508,8 @@ int main(void)
 		cmocka_unit_test(messages__follow_opm_wording),
 		cmocka_unit_test(validate__reports_all_errors),
 		cmocka_unit_test(link__derived_bundle_fields),
+		cmocka_unit_test(add_meta__null_array_elements_are_zero_values),
+		cmocka_unit_test(gt_check__int32_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
