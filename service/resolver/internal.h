@@ -98,6 +98,7 @@ typedef struct r_ctx {
 	int *cat_rank;	 /* per catalog: rank by priority desc, name asc */
 	fbc_vec entries; /* r_entry */
 	r_ptrmap chains;
+	r_ptrmap cel_props;    /* fbc_bundle -> json_t properties array for CEL */
 	int *inst_entry;       /* per installed bundle: its entry */
 	int *inst_req;	       /* per installed bundle: the request referencing it, or -1 */
 	fbc_vec vars;	       /* r_var */
@@ -128,6 +129,9 @@ const r_bundle_list *r_index_gvk(const fbc_resolve_index *ix, const char *key);
 const fbc_catalog *r_index_catalog(const fbc_resolve_index *ix);
 
 /* resolve.c */
+void *r_ptrmap_get(const r_ptrmap *m, const void *k);
+int r_ptrmap_put(r_ptrmap *m, const void *k, void *v);
+void r_ptrmap_dispose(r_ptrmap *m);
 int r_input_error(r_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int r_chain_get(r_ctx *c, int cat, const fbc_channel *ch, const r_chain **out);
 int r_entry_offchain(r_ctx *c, int cat, const fbc_channel *ch, const fbc_bundle *b, int *out);

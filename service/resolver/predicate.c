@@ -397,17 +397,27 @@ int r_pred_test(r_ctx *c, const r_pred *p, const r_entry *e, bool *out)
 		return 0;
 	}
 	case P_CEL: {
-		json_t *props = cel_properties(e);
+		json_t *props = e->b ? r_ptrmap_get(&c->cel_props, e->b) : NULL;
+		bool cached = props != NULL;
 		fbc_error ce;
 		bool r = false;
 
-		if (!props)
+		if (!props && !(props = cel_properties(e)))
 			return oom(c);
+		/* Decoding every property is the expensive part: keep it per bundle. */
+		if (!cached && e->b) {
+			if (r_ptrmap_put(&c->cel_props, e->b, props) < 0) {
+				json_decref(props);
+				return oom(c);
+			}
+			cached = true;
+		}
 		/* Evaluation errors make the predicate false (upstream behaviour). */
 		fbc_error_init(&ce);
 		if (fbc_cel_eval_bool(&r, p->cel, props, &ce) == 0)
 			*out = r;
-		json_decref(props);
+		if (!cached)
+			json_decref(props);
 		return 0;
 	}
 	}

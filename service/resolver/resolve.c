@@ -28,7 +28,7 @@ static size_t ptr_hash(const void *p)
 	return (size_t)x;
 }
 
-static void *ptrmap_get(const r_ptrmap *m, const void *k)
+void *r_ptrmap_get(const r_ptrmap *m, const void *k)
 {
 	size_t i;
 
@@ -40,7 +40,7 @@ static void *ptrmap_get(const r_ptrmap *m, const void *k)
 	return NULL;
 }
 
-static int ptrmap_put(r_ptrmap *m, const void *k, void *v)
+int r_ptrmap_put(r_ptrmap *m, const void *k, void *v)
 {
 	size_t i;
 
@@ -57,7 +57,7 @@ static int ptrmap_put(r_ptrmap *m, const void *k, void *v)
 		}
 		for (i = 0; i < m->cap; i++)
 			if (m->keys[i])
-				ptrmap_put(&n, m->keys[i], m->vals[i]);
+				r_ptrmap_put(&n, m->keys[i], m->vals[i]);
 		free(m->keys);
 		free(m->vals);
 		*m = n;
@@ -73,7 +73,7 @@ static int ptrmap_put(r_ptrmap *m, const void *k, void *v)
 	return 0;
 }
 
-static void ptrmap_dispose(r_ptrmap *m)
+void r_ptrmap_dispose(r_ptrmap *m)
 {
 	free(m->keys);
 	free(m->vals);
@@ -273,7 +273,7 @@ done:
 
 int r_chain_get(r_ctx *c, int cat, const fbc_channel *ch, const r_chain **out)
 {
-	r_chain *ch_out = ptrmap_get(&c->chains, ch);
+	r_chain *ch_out = r_ptrmap_get(&c->chains, ch);
 	int rc;
 
 	if (!ch_out) {
@@ -282,7 +282,7 @@ int r_chain_get(r_ctx *c, int cat, const fbc_channel *ch, const r_chain **out)
 			return oom(c);
 		if ((rc = chain_build(c, cat, ch, ch_out)) < 0)
 			return rc;
-		if (ptrmap_put(&c->chains, ch, ch_out) < 0)
+		if (r_ptrmap_put(&c->chains, ch, ch_out) < 0)
 			return oom(c);
 	}
 	*out = ch_out;
@@ -1368,7 +1368,11 @@ static void ctx_dispose(r_ctx *c)
 	fbc_vec_dispose(&c->queue);
 	fbc_vec_dispose(&c->anchors);
 	fbc_strmap_dispose(&c->cand_cache);
-	ptrmap_dispose(&c->chains);
+	r_ptrmap_dispose(&c->chains);
+	for (size_t i = 0; i < c->cel_props.cap; i++)
+		if (c->cel_props.keys && c->cel_props.keys[i])
+			json_decref(c->cel_props.vals[i]);
+	r_ptrmap_dispose(&c->cel_props);
 }
 
 void fbc_resolve_result_free(fbc_resolve_result *res)
