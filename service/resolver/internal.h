@@ -112,7 +112,10 @@ typedef struct r_ctx {
 	unsigned n_sat_vars;
 	bool *model;
 	size_t sat_calls;
+	bool sat_gave_up; /* a call returned undecided (time limit) */
 } r_ctx;
+
+#define R_SAT_MAX_SECONDS 10.0
 
 typedef struct r_cands {
 	int *ents;

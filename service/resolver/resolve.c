@@ -849,6 +849,8 @@ static int encode(r_ctx *c)
 	/* Small incremental problems: startup simplification costs more than it saves. */
 	cmsat_set_no_simplify_at_startup(c->sat);
 	cmsat_set_no_bva(c->sat);
+	/* Bound hostile inputs; an undecided call aborts the resolution below. */
+	cmsat_set_max_time(c->sat, R_SAT_MAX_SECONDS);
 	c->n_sat_vars = (unsigned)c->vars.len;
 	cmsat_new_vars(c->sat, c->vars.len);
 	fbc_vec_init(&cl, sizeof(c_Lit));
@@ -931,6 +933,8 @@ static bool solve(r_ctx *c, const c_Lit *as, size_t n)
 	c_lbool r = cmsat_solve_with_assumptions(c->sat, as, n);
 
 	c->sat_calls++;
+	if (r.x == L_UNDEF)
+		c->sat_gave_up = true;
 	if (r.x != L_TRUE)
 		return false;
 	slice_lbool m = cmsat_get_model(c->sat);
@@ -1208,7 +1212,7 @@ int r_classic_finish(r_ctx *c)
 	c->res->n_variables = c->vars.len;
 	c->res->n_clauses_constraints = c->cons.len;
 	if (!solve(c, as.items, as.len)) {
-		rc = explain(c, as.items, n_base);
+		rc = c->sat_gave_up ? 0 : explain(c, as.items, n_base);
 		goto done;
 	}
 	for (size_t i = 0; i < c->anchors.len; i++) {
@@ -1261,6 +1265,11 @@ int r_classic_finish(r_ctx *c)
 	}
 	rc = build_result(c);
 done:
+	if (rc == 0 && c->sat_gave_up)
+		rc = r_input_error(c,
+				   "the SAT solver gave up (more than %g s for one check); the "
+				   "request is too hard to decide",
+				   (double)R_SAT_MAX_SECONDS);
 	fbc_vec_dispose(&as);
 	fbc_vec_dispose(&q);
 	return rc;
