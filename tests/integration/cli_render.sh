@@ -44,6 +44,10 @@ PY
 # --- generated catalog: JSON vs YAML, same seed -> same bytes ---------------------
 "$GEN" --packages 15 --bundles 9 --object-bytes 200 --seed 3 "$T/gj" >/dev/null || fail "gen json"
 "$GEN" --packages 15 --bundles 9 --object-bytes 200 --seed 3 --format yaml "$T/gy" >/dev/null || fail "gen yaml"
+"$GEN" --packages 15 --bundles 9 --object-bytes 200 --seed 3 "$T/gj2" >/dev/null || fail "gen json again"
+diff -r "$T/gj" "$T/gj2" >/dev/null && pass || fail "gen_catalog is not deterministic for a seed"
+"$GEN" --packages 15 --bundles 9 --object-bytes 200 --seed 4 "$T/gj3" >/dev/null || fail "gen json seed 4"
+diff -r "$T/gj" "$T/gj3" >/dev/null && fail "gen_catalog ignores the seed" || pass
 run render "$T/gj"; expect_rc 0 "render generated JSON"; cp "$T/out" "$T/gj.out"
 run render "$T/gy"; expect_rc 0 "render generated YAML"; cp "$T/out" "$T/gy.out"
 cmp -s "$T/gj.out" "$T/gy.out" && pass || fail "JSON and YAML forms of one catalog render differently"
