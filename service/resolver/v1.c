@@ -91,7 +91,7 @@ typedef struct v1_pick {
 	const fbc_bundle *b;
 } v1_pick;
 
-static int v1_select(r_ctx *c, size_t i, v1_pick *out)
+static int v1_select(r_ctx *c, size_t i, bool with_deps, v1_pick *out)
 {
 	const fbc_resolve_req *r = &c->req->requests[i];
 	int cur = c->req_current[i];
@@ -105,6 +105,11 @@ static int v1_select(r_ctx *c, size_t i, v1_pick *out)
 
 	if (cur >= 0 && (rc = r_parse_installed_version(c, cur, &cur_ver, &cur_rel, true)) < 0)
 		return rc;
+	if (r->version_range && strlen(r->version_range) > 64)
+		return r_input_error(c,
+				     "version range of %s is longer than 64 characters (the "
+				     "ClusterExtension limit)",
+				     c->req_label[i]);
 	if (r->version_range) {
 		fbc_error e;
 		fbc_error_init(&e);
@@ -131,7 +136,9 @@ static int v1_select(r_ctx *c, size_t i, v1_pick *out)
 			const fbc_bundle *b = pkg->bundles[j];
 			fbc_semver plain;
 
-			if (!b->has_semver || !b->n_channels)
+			/* Channel-less bundles count only without a channel filter,
+			 * and never for v1-deps (a solver entry needs a channel). */
+			if (!b->has_semver || (!b->n_channels && (r->channel || with_deps)))
 				continue;
 			if (r->channel && !in_channel(b, r->channel))
 				continue;
@@ -328,7 +335,7 @@ int r_v1_resolve(r_ctx *c, bool with_deps)
 	for (size_t i = 0; i < req->n_requests; i++) {
 		const char *t;
 
-		if ((rc = v1_select(c, i, &picks[i])) < 0)
+		if ((rc = v1_select(c, i, with_deps, &picks[i])) < 0)
 			goto done;
 		if (!with_deps && (t = dependency_property(picks[i].b))) {
 			rc = r_input_error(c,
