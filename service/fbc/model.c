@@ -163,7 +163,7 @@ static json_t *parse_prop(const fbc_property *p)
 
 	if (!p->value)
 		return NULL;
-	v = json_loadb(p->value, p->value_len, JSON_DECODE_ANY, NULL);
+	v = json_loadb(p->value, p->value_len, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
 	if (!v || !t)
 		return v;
 	fbc_buf_init(&msg, 1024);

@@ -209,7 +209,7 @@ static json_t *check_property(vctx *v, const fbc_bundle *b, size_t i, bool repor
 	}
 	if (!t)
 		return NULL; /* json.RawMessage: any JSON */
-	val = json_loadb(p->value, p->value_len, JSON_DECODE_ANY, &jerr);
+	val = json_loadb(p->value, p->value_len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
 	if (!val) {
 		nomem(v); /* the text was produced by jansson: only OOM fails here */
 		return NULL;
@@ -827,7 +827,8 @@ static void check_strict(vctx *v)
 					    k, p->value_len);
 					continue;
 				}
-				c = json_loadb(p->value, p->value_len, JSON_DECODE_ANY, NULL);
+				c = json_loadb(p->value, p->value_len,
+					       JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
 				bad = constraint_unknown_field(c, 0);
 				if (bad)
 					add(v, "S4", &b->loc, b->package, NULL, b->name,

@@ -452,6 +452,124 @@ static bool json_within(const json_t *v, size_t depth, const fbc_load_limits *li
 	return true;
 }
 
+static bool hex4(const char *p, const char *end, unsigned *out)
+{
+	unsigned v = 0;
+
+	if (end - p < 4)
+		return false;
+	for (int i = 0; i < 4; i++) {
+		char c = p[i];
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= (unsigned)(c - '0');
+		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+			v |= (unsigned)((c | 0x20) - 'a' + 10);
+		else
+			return false;
+	}
+	*out = v;
+	return true;
+}
+
+/* Length of the valid UTF-8 sequence at p (Go's utf8.DecodeRune rules: no
+ * overlongs, no surrogates, at most U+10FFFF), or 0 when it is invalid. */
+static size_t utf8_valid_len(const unsigned char *p, const unsigned char *end)
+{
+	size_t n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : 2;
+	unsigned lo = 0x80, hi = 0xbf;
+
+	if (p[0] < 0xc2 || p[0] > 0xf4 || (size_t)(end - p) < n)
+		return 0;
+	if (p[0] == 0xe0)
+		lo = 0xa0;
+	else if (p[0] == 0xed)
+		hi = 0x9f;
+	else if (p[0] == 0xf0)
+		lo = 0x90;
+	else if (p[0] == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++) {
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	}
+	return n;
+}
+
+/*
+ * What Go's encoding/json accepts and jansson does not, rewritten so that
+ * jansson decodes it the way opm sees it: invalid UTF-8 bytes and lone
+ * UTF-16 surrogate escapes become U+FFFD, and an escaped NUL becomes the
+ * visible text \u0000 (fbcd strings are NUL-terminated; keeping the NUL
+ * would silently truncate names, keeping it visible keeps them distinct
+ * and invalid wherever a NUL makes them invalid for opm). Newlines are
+ * kept, so line numbers do not move. Returns a malloc'd copy or NULL.
+ */
+static char *json_sanitize(const char *data, size_t len, size_t *out_len)
+{
+	const char *p = data, *end = data + len;
+	char *o = malloc(len * 3 + 1), *w = o;
+	bool in_str = false;
+
+	if (o == NULL)
+		return NULL;
+	while (p < end) {
+		unsigned char c = (unsigned char)*p;
+		unsigned u, u2;
+
+		if (c >= 0x80) {
+			size_t n = utf8_valid_len((const unsigned char *)p,
+						  (const unsigned char *)end);
+			if (n == 0) {
+				memcpy(w, "\xef\xbf\xbd", 3);
+				w += 3;
+				p++;
+			} else {
+				memcpy(w, p, n);
+				w += n;
+				p += n;
+			}
+			continue;
+		}
+		if (!in_str || c != '\\') {
+			if (c == '"')
+				in_str = !in_str;
+			*w++ = *p++;
+			continue;
+		}
+		if (end - p >= 2 && p[1] == 'u' && hex4(p + 2, end, &u)) {
+			if (u == 0) {
+				memcpy(w, "\\\\u0000", 7);
+				w += 7;
+				p += 6;
+				continue;
+			}
+			if (u >= 0xd800 && u <= 0xdfff &&
+			    !(u <= 0xdbff && end - p >= 12 && p[6] == '\\' && p[7] == 'u' &&
+			      hex4(p + 8, end, &u2) && u2 >= 0xdc00 && u2 <= 0xdfff)) {
+				memcpy(w, "\\ufffd", 6);
+				w += 6;
+				p += 6;
+				continue;
+			}
+			if (u >= 0xd800 && u <= 0xdbff) {
+				memcpy(w, p, 12); /* a valid pair */
+				w += 12;
+				p += 12;
+				continue;
+			}
+		}
+		*w++ = *p++; /* the backslash; what it escapes is copied next */
+		if (p < end && (unsigned char)*p < 0x80)
+			*w++ = *p++;
+	}
+	*w = 0;
+	*out_len = (size_t)(w - o);
+	return o;
+}
+
 /*
  * JSON stream: values separated by optional whitespace. The JSON-to-YAML
  * fallback of apimachinery is deliberately not copied (spec §1.3 allows
@@ -463,6 +581,7 @@ static int parse_json_stream(fbc_vec *items, const char *data, size_t len,
 	size_t pos = 0;
 	int line = 1;
 	const char *counted = data;
+	char *clean = NULL; /* json_sanitize's copy of the rest, once needed */
 	int rc = 0;
 
 	for (;;) {
@@ -476,25 +595,43 @@ static int parse_json_stream(fbc_vec *items, const char *data, size_t len,
 			break;
 		line += count_lines(counted, data + pos);
 		counted = data + pos;
-		v = json_loadb(data + pos, len - pos,
-			       JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+		v = json_loadb(data + pos, len - pos, JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY,
+			       &jerr);
 		if (v == NULL && strstr(jerr.text, "too big") != NULL)
 			v = json_loadb(data + pos, len - pos,
-				       JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY | JSON_ALLOW_NUL |
+				       JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY |
 					       JSON_DECODE_INT_AS_REAL,
 				       &jerr);
+		if (v == NULL && clean == NULL) {
+			/* rare: retry the rest of the file once, as Go would read it */
+			size_t clean_len = 0;
+			clean = json_sanitize(data + pos, len - pos, &clean_len);
+			if (clean == NULL) {
+				rc = FBC_ENOMEM;
+				goto done;
+			}
+			if (clean_len != len - pos || memcmp(clean, data + pos, clean_len) != 0) {
+				data = clean;
+				len = clean_len;
+				pos = 0;
+				counted = clean;
+				continue;
+			}
+		}
 		if (v == NULL) {
 			int eline = line + (jerr.line > 0 ? jerr.line - 1 : 0);
 			/* jansson's own nesting cap (2048) is our max_depth too */
 			bool deep = strstr(jerr.text, "depth") != NULL;
-			return fbc_load_item_finding(items, deep ? "LIMIT" : "L4", line,
-						     "json: line %d column %d: %s", eline,
-						     jerr.column, jerr.text);
+			rc = fbc_load_item_finding(items, deep ? "LIMIT" : "L4", line,
+						   "json: line %d column %d: %s", eline,
+						   jerr.column, jerr.text);
+			goto done;
 		}
 		if (jerr.position <= 0) {
 			json_decref(v);
-			return fbc_load_item_finding(items, "L4", line,
-						     "json: line %d: cannot frame value", line);
+			rc = fbc_load_item_finding(items, "L4", line,
+						   "json: line %d: cannot frame value", line);
+			goto done;
 		}
 		pos += (size_t)jerr.position;
 		if (!json_within(v, 0, lim, &which)) {
@@ -508,9 +645,11 @@ static int parse_json_stream(fbc_vec *items, const char *data, size_t len,
 			rc = check_meta(items, v, line);
 		}
 		if (rc != 0)
-			return rc;
+			goto done;
 	}
-	return 0;
+done:
+	free(clean);
+	return rc;
 }
 
 static int parse_yaml_doc(fbc_vec *items, const char *p, size_t n, int line,

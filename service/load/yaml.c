@@ -310,6 +310,33 @@ static json_t *resolved_to_json(const resolved *r, const char *s, size_t n)
 	return json_stringn_nocheck(s, n);
 }
 
+/* A string that may hold NULs (double-quoted escapes, !!binary): each NUL
+ * becomes the visible text \u0000, because fbcd strings are NUL-terminated
+ * and a NUL would silently cut a name short (see stream.c json_sanitize). */
+static json_t *string_without_nul(const char *s, size_t n)
+{
+	size_t nul = 0, i, o = 0;
+	char *t;
+	json_t *j;
+
+	for (i = 0; i < n; i++)
+		nul += s[i] == 0;
+	t = malloc(n + nul * 5 + 1);
+	if (t == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (s[i] == 0) {
+			memcpy(t + o, "\\u0000", 6);
+			o += 6;
+		} else {
+			t[o++] = s[i];
+		}
+	}
+	j = json_stringn_nocheck(t, o);
+	free(t);
+	return j;
+}
+
 static const char *rtag_name(enum rtag t)
 {
 	switch (t) {
@@ -379,7 +406,8 @@ static json_t *decode_binary(const char *s, size_t n)
 		outb[o++] = (char)(acc >> 10);
 		outb[o++] = (char)(acc >> 2);
 	}
-	j = json_stringn(outb, o); /* NULL for non-UTF-8 bytes */
+	j = memchr(outb, 0, o) == NULL ? json_stringn(outb, o) /* NULL for non-UTF-8 bytes */
+				       : string_without_nul(outb, o);
 done:
 	free(outb);
 	return j;
@@ -444,7 +472,11 @@ static int scalar_to_json(conv *c, json_t **out, const yaml_event_t *ev)
 				 isnan(r.f) ? "NaN"
 				 : r.f > 0  ? "+Inf"
 					    : "-Inf");
-	j = resolved_to_json(&r, s, n);
+	if (r.tag == R_STR && ev->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE &&
+	    memchr(s, 0, n) != NULL)
+		j = string_without_nul(s, n); /* "\0" and friends */
+	else
+		j = resolved_to_json(&r, s, n);
 	if (j == NULL)
 		return fbc_error_set(c->err, FBC_ENOMEM, NULL, "out of memory");
 	*out = j;
@@ -760,7 +792,8 @@ static bool take_string_key(conv *c, yaml_event_t *ev)
 	size_t n = ev->data.scalar.length;
 
 	if (c->depth == 0 || ev->data.scalar.tag != NULL || ev->data.scalar.anchor != NULL ||
-	    n > c->lim->max_string_bytes)
+	    n > c->lim->max_string_bytes ||
+	    (ev->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE && memchr(s, 0, n) != NULL))
 		return false;
 	f = &c->stack[c->depth - 1];
 	if (!f->is_map || f->key != NULL || f->merge)

@@ -515,6 +515,53 @@ static void fbc_load_buffer__callback_error_stops(void **state)
 	fbc_diags_dispose(&d);
 }
 
+/* What Go's encoding/json accepts and jansson alone does not: invalid UTF-8
+ * and lone surrogates become U+FFFD, an escaped NUL stays visible as the
+ * text \u0000 instead of cutting the string short; lines do not move. */
+static void fbc_load_buffer__json_strings_read_as_go_does(void **state)
+{
+	seen s;
+	fbc_diags d;
+
+	assert_int_equal(load("{\"schema\":\"a\",\"name\":\"caf\xe9\"}\n"
+			      "{\"schema\":\"b\",\"name\":\"x\\ud800y\\udc00\"}\n"
+			      "{\"schema\":\"c\",\"name\":\"\\ud83d\\ude00 \\u00e9\"}\n"
+			      "{\"schema\":\"d\\u0000e\",\"name\":\"n\\u0000\"}\n",
+			      &s, &d),
+			 4);
+	assert_int_equal(fbc_diags_count(&d), 0);
+	assert_string_equal(s.rows[0], "f.yaml:1 a  caf\xef\xbf\xbd");
+	assert_string_equal(s.rows[1], "f.yaml:2 b  x\xef\xbf\xbdy\xef\xbf\xbd");
+	assert_string_equal(s.rows[2], "f.yaml:3 c  \xf0\x9f\x98\x80 \xc3\xa9");
+	assert_string_equal(s.rows[3], "f.yaml:4 d\\u0000e  n\\u0000");
+	seen_dispose(&s);
+	fbc_diags_dispose(&d);
+	/* a real syntax error after the rewrite is still L4 on its own line */
+	assert_int_equal(load("{\"schema\":\"a\",\"name\":\"\\u0000\"}\n{\"schema\": }\n", &s, &d),
+			 1);
+	assert_int_equal(fbc_diags_count(&d), 1);
+	assert_string_equal(fbc_diags_at(&d, 0)->code, "L4");
+	assert_int_equal(fbc_diags_at(&d, 0)->line, 2);
+	seen_dispose(&s);
+	fbc_diags_dispose(&d);
+}
+
+/* YAML double-quoted escapes can make NULs too: they stay visible. */
+static void fbc_yaml_to_json__nul_escapes_stay_visible(void **state)
+{
+	json_t *j = yaml("\"k\\0\": \"v\\x00w\"\nplain: \"no nul\"\n");
+	seen s;
+	fbc_diags d;
+
+	assert_string_equal(json_string_value(json_object_get(j, "k\\u0000")), "v\\u0000w");
+	assert_string_equal(json_string_value(json_object_get(j, "plain")), "no nul");
+	json_decref(j);
+	assert_int_equal(load("schema: a\nname: \"x\\0y\"\n", &s, &d), 1);
+	assert_string_equal(s.rows[0], "f.yaml:1 a  x\\u0000y");
+	seen_dispose(&s);
+	fbc_diags_dispose(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -542,6 +589,8 @@ int main(void)
 		cmocka_unit_test(fbc_load_buffer__missing_schema_l9),
 		cmocka_unit_test(fbc_load_buffer__limits_in_json),
 		cmocka_unit_test(fbc_load_buffer__callback_error_stops),
+		cmocka_unit_test(fbc_load_buffer__json_strings_read_as_go_does),
+		cmocka_unit_test(fbc_yaml_to_json__nul_escapes_stay_visible),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
