@@ -625,19 +625,220 @@ const char *fbc_goquote(char *dst, size_t size, const char *s)
 	return dst;
 }
 
+/*
+ * Canonical compact JSON, byte for byte what jansson's json_dumps gives with
+ * JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY, without its per-call
+ * allocations (a key array and a strbuffer per dump): keys are sorted on a
+ * stack array (insertion sort for small objects), text goes to a reusable
+ * fbc_buf.
+ */
+
+#define CANON_STACK_KEYS 16
+
+typedef struct canon_key {
+	const char *k;
+	size_t len;
+	const json_t *v;
+} canon_key;
+
+static int canon_key_cmp(const canon_key *a, const canon_key *b)
+{
+	size_t n = a->len < b->len ? a->len : b->len;
+	int c = memcmp(a->k, b->k, n);
+
+	return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+static int canon_key_qcmp(const void *a, const void *b)
+{
+	return canon_key_cmp(a, b);
+}
+
+static int canon_string(fbc_buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t i = 0, run = 0;
+	int rc;
+
+	if ((rc = fbc_buf_reserve(b, n + 2)))
+		return rc;
+	b->data[b->len++] = '"';
+	while (i < n) {
+		unsigned char c = (unsigned char)s[i];
+		char e[6];
+		size_t el = 2;
+
+		if (c >= 0x20 && c != '"' && c != '\\') {
+			i++;
+			continue;
+		}
+		if (i > run && (rc = fbc_buf_append(b, s + run, i - run)))
+			return rc;
+		e[0] = '\\';
+		switch (c) {
+		case '"':
+		case '\\':
+			e[1] = (char)c;
+			break;
+		case '\b':
+			e[1] = 'b';
+			break;
+		case '\f':
+			e[1] = 'f';
+			break;
+		case '\n':
+			e[1] = 'n';
+			break;
+		case '\r':
+			e[1] = 'r';
+			break;
+		case '\t':
+			e[1] = 't';
+			break;
+		default:
+			e[1] = 'u';
+			e[2] = '0';
+			e[3] = '0';
+			e[4] = hex[c >> 4];
+			e[5] = hex[c & 15];
+			el = 6;
+		}
+		if ((rc = fbc_buf_append(b, e, el)))
+			return rc;
+		run = ++i;
+	}
+	if (i > run && (rc = fbc_buf_append(b, s + run, i - run)))
+		return rc;
+	return fbc_buf_putc(b, '"');
+}
+
+/* jansson's jsonp_dtostr with precision 17: "%.17g", a ".0" when the text
+ * would read back as an integer, no '+' and no leading zeros in exponents. */
+static int canon_real(fbc_buf *b, double d)
+{
+	char t[64];
+	int n = snprintf(t, sizeof(t) - 3, "%.17g", d);
+	char *e;
+
+	if (n < 0 || (size_t)n >= sizeof(t) - 3)
+		return FBC_EINVAL;
+	if (!strchr(t, '.') && !strchr(t, 'e')) {
+		t[n++] = '.';
+		t[n++] = '0';
+		t[n] = 0;
+	}
+	e = strchr(t, 'e');
+	if (e) {
+		char *start = e + 1, *end = e + 2;
+
+		if (*start == '-')
+			start++;
+		while (*end == '0')
+			end++;
+		if (end != start) {
+			memmove(start, end, (size_t)(t + n - end) + 1);
+			n -= (int)(end - start);
+		}
+	}
+	return fbc_buf_append(b, t, (size_t)n);
+}
+
+static int canon(fbc_buf *b, const json_t *v)
+{
+	char num[32];
+	int rc, n;
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: {
+		canon_key stack[CANON_STACK_KEYS], *keys = stack;
+		size_t cnt = json_object_size(v), i = 0, j;
+		const char *k;
+		size_t klen;
+		json_t *child;
+
+		if (cnt > CANON_STACK_KEYS && !(keys = malloc(cnt * sizeof(*keys))))
+			return FBC_ENOMEM;
+		json_object_keylen_foreach((json_t *)v, k, klen, child)
+		{
+			canon_key ck = {k, klen, child};
+
+			if (cnt <= CANON_STACK_KEYS) {
+				for (j = i; j > 0 && canon_key_cmp(&keys[j - 1], &ck) > 0; j--)
+					keys[j] = keys[j - 1];
+				keys[j] = ck;
+			} else {
+				keys[i] = ck;
+			}
+			i++;
+		}
+		if (cnt > CANON_STACK_KEYS)
+			qsort(keys, i, sizeof(*keys), canon_key_qcmp);
+		rc = fbc_buf_putc(b, '{');
+		for (j = 0; j < i && !rc; j++) {
+			if (j && (rc = fbc_buf_putc(b, ',')))
+				break;
+			if ((rc = canon_string(b, keys[j].k, keys[j].len)) ||
+			    (rc = fbc_buf_putc(b, ':')))
+				break;
+			rc = canon(b, keys[j].v);
+		}
+		if (keys != stack)
+			free(keys);
+		return rc ? rc : fbc_buf_putc(b, '}');
+	}
+	case JSON_ARRAY: {
+		size_t i, cnt = json_array_size(v);
+
+		rc = fbc_buf_putc(b, '[');
+		for (i = 0; i < cnt && !rc; i++) {
+			if (i && (rc = fbc_buf_putc(b, ',')))
+				break;
+			rc = canon(b, json_array_get(v, i));
+		}
+		return rc ? rc : fbc_buf_putc(b, ']');
+	}
+	case JSON_STRING:
+		return canon_string(b, json_string_value(v), json_string_length(v));
+	case JSON_INTEGER:
+		n = snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return fbc_buf_append(b, num, (size_t)n);
+	case JSON_REAL:
+		return canon_real(b, json_real_value(v));
+	case JSON_TRUE:
+		return fbc_buf_append(b, "true", 4);
+	case JSON_FALSE:
+		return fbc_buf_append(b, "false", 5);
+	default:
+		return fbc_buf_append(b, "null", 4);
+	}
+}
+
+int fbc_json_canonical(fbc_buf *out, const json_t *v)
+{
+	fbc_buf_reset(out);
+	return canon(out, v);
+}
+
+const char *fbc_json_compact_buf(fbc_arena *a, fbc_buf *scratch, const json_t *v, size_t *len_out)
+{
+	const char *r;
+
+	if (fbc_json_canonical(scratch, v))
+		return NULL;
+	r = fbc_arena_strndup(a, scratch->data ? scratch->data : "", scratch->len);
+	if (r && len_out)
+		*len_out = scratch->len;
+	return r;
+}
+
 const char *fbc_json_compact(fbc_arena *a, const json_t *v, size_t *len_out)
 {
-	char *txt = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-	const char *r = NULL;
-	size_t n;
+	fbc_buf b;
+	const char *r;
 
-	if (!txt)
-		return NULL;
-	n = strlen(txt);
-	r = fbc_arena_strndup(a, txt, n);
-	free(txt);
-	if (r && len_out)
-		*len_out = n;
+	fbc_buf_init(&b, 0);
+	r = fbc_json_compact_buf(a, &b, v, len_out);
+	fbc_buf_dispose(&b);
 	return r;
 }
 

@@ -78,7 +78,12 @@ int fbc_buf_put_goquote(fbc_buf *b, const char *s);
 /* Go %q into a static-size buffer (truncated): for messages. */
 const char *fbc_goquote(char *dst, size_t size, const char *s);
 
-/* Compact JSON (keys sorted) of v into the arena; NULL on OOM. */
+/* Compact JSON (keys sorted) of v into the arena; NULL on OOM. The same
+ * bytes as json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY). */
 const char *fbc_json_compact(fbc_arena *a, const json_t *v, size_t *len_out);
+/* The same, with a caller's scratch buffer reused between calls. */
+const char *fbc_json_compact_buf(fbc_arena *a, fbc_buf *scratch, const json_t *v, size_t *len_out);
+/* The canonical text of v into out (reset first). 0 or FBC_ENOMEM/FBC_ELIMIT. */
+int fbc_json_canonical(fbc_buf *out, const json_t *v);
 
 #endif
