@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -360,6 +361,10 @@ int main(void)
 	fbc_error err;
 	int rc;
 
+	if (access(CATALOG_DIR, R_OK) != 0) {
+		fprintf(stderr, "skip: %s is missing\n", CATALOG_DIR);
+		return 77;
+	}
 	if ((rc = pgtest_start()))
 		return rc;
 	fbc_error_init(&err);
@@ -368,6 +373,9 @@ int main(void)
 	if (fbc_catalog_load_dir(&cat, CATALOG_DIR, NULL, &diags, &err) ||
 	    fbc_db_open(&db, &opt, &err)) {
 		fprintf(stderr, "setup: %s\n", err.message);
+		fbc_db_close(db);
+		fbc_catalog_free(cat);
+		fbc_diags_dispose(&diags);
 		pgtest_stop();
 		return 1;
 	}
