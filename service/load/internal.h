@@ -23,19 +23,33 @@ typedef struct fbc_load_item {
 	const char *code;    /* static string: "L1", "L4", "L5", "L6".."L9", "LIMIT" */
 	char *message;	     /* malloc'd finding text */
 	int line;	     /* 1-based line in the file, 0 if unknown */
+	void *prepared;	     /* staged loads: the prepare result (blob already released) */
+	bool is_meta;	     /* a meta (blob or prepared), not a finding */
 } fbc_load_item;
+
+/* The prepare stage of a staged load as seen by one parser call. */
+typedef struct fbc_load_stagecall {
+	const fbc_load_stage *stage;
+	unsigned worker;
+	const char *file; /* relative path, for meta->loc */
+} fbc_load_stagecall;
 
 /* Parse one file's bytes (JSON stream or multi-document YAML) into items
  * (a vec of fbc_load_item). Returns 0, or FBC_ENOMEM when even a finding
  * could not be recorded. */
 int fbc_load_parse_data(fbc_vec *items, const char *data, size_t len, const fbc_load_limits *lim);
+/* The same with a prepare stage (sc may be NULL: plain items). */
+int fbc_load_parse_data_staged(fbc_vec *items, const char *data, size_t len,
+			       const fbc_load_limits *lim, const fbc_load_stagecall *sc);
 
 /* Record a finding item (message formatted). Returns 0 or FBC_ENOMEM. */
 int fbc_load_item_finding(fbc_vec *items, const char *code, int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-/* Release every item's blob and message and empty the vec (memory kept). */
+/* Release every item's blob and message and empty the vec (memory kept);
+ * undelivered prepared results go to stage->discard when stage is set. */
 void fbc_load_items_clear(fbc_vec *items);
+void fbc_load_items_clear_staged(fbc_vec *items, const fbc_load_stage *stage);
 
 /* Convert the first YAML document in data[0..len) to JSON (go-yaml v2
  * typing). line0 is the file line of data[0]; messages use file lines.

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_THREADS 16
+#define MAX_THREADS FBC_LOAD_MAX_WORKERS
 
 typedef struct entry {
 	char *rel;	  /* slash-separated, relative to the root */
@@ -285,9 +285,11 @@ done:
 	return rc;
 }
 
-/* Parse one entry into its items (any thread). */
-static void parse_entry(entry *e, const fbc_load_limits *lim)
+/* Parse one entry into its items (any thread; `worker` unique to it). */
+static void parse_entry(entry *e, const fbc_load_limits *lim, const fbc_load_stage *stage,
+			unsigned worker)
 {
+	fbc_load_stagecall sc = {stage, worker, e->rel};
 	char *data = NULL;
 	size_t len = 0;
 	bool is_dir = false;
@@ -308,7 +310,8 @@ static void parse_entry(entry *e, const fbc_load_limits *lim)
 	} else if (rc != 0) {
 		e->rc = rc;
 	} else {
-		e->rc = fbc_load_parse_data(&e->items, data, len, lim);
+		e->rc = fbc_load_parse_data_staged(&e->items, data, len, lim,
+						   stage != NULL ? &sc : NULL);
 	}
 	free(data);
 }
@@ -318,6 +321,7 @@ typedef struct deliver {
 	void *ctx;
 	fbc_diags *diags;
 	const fbc_load_limits *lim;
+	const fbc_load_stage *stage; /* NULL: plain load */
 	size_t blobs;
 	bool stop;
 	fbc_error *err;
@@ -331,7 +335,7 @@ static int deliver_items(deliver *dv, const char *file, fbc_vec *items)
 		fbc_loc loc = {file, it->line};
 		int rc;
 
-		if (it->blob == NULL) {
+		if (!it->is_meta) {
 			if (dv->diags != NULL && fbc_diags_add(dv->diags, it->code, &loc, NULL,
 							       NULL, NULL, "%s", it->message) != 0)
 				return fbc_error_set(dv->err, FBC_ENOMEM, file, "out of memory");
@@ -347,7 +351,9 @@ static int deliver_items(deliver *dv, const char *file, fbc_vec *items)
 			return 0;
 		}
 		{
-			fbc_meta m = {it->schema, it->package, it->name, it->blob, loc};
+			fbc_meta m = {it->schema, it->package, it->name,
+				      it->blob,	  loc,	       it->prepared};
+			it->prepared = NULL; /* handed over */
 			rc = dv->fn(dv->ctx, &m, dv->err);
 		}
 		if (rc != 0) {
@@ -368,14 +374,18 @@ typedef struct pool {
 	size_t delivered; /* entries handed over so far */
 	size_t window;
 	bool stop;
+	unsigned next_worker; /* worker indexes, handed out at start */
 	const fbc_load_limits *lim;
+	const fbc_load_stage *stage;
 } pool;
 
 static void *worker(void *arg)
 {
 	pool *p = arg;
+	unsigned self;
 
 	pthread_mutex_lock(&p->mu);
+	self = p->next_worker++;
 	while (!p->stop && p->next < p->n) {
 		if (p->next >= p->delivered + p->window) {
 			pthread_cond_wait(&p->work, &p->mu);
@@ -383,7 +393,7 @@ static void *worker(void *arg)
 		}
 		size_t i = p->next++;
 		pthread_mutex_unlock(&p->mu);
-		parse_entry(&p->entries[i], p->lim);
+		parse_entry(&p->entries[i], p->lim, p->stage, self);
 		pthread_mutex_lock(&p->mu);
 		p->entries[i].done = true;
 		pthread_cond_broadcast(&p->done);
@@ -416,6 +426,7 @@ static int run_entries(entry *entries, size_t n, deliver *dv)
 	p.n = n;
 	p.window = (size_t)nt * 2;
 	p.lim = dv->lim;
+	p.stage = dv->stage;
 	if (nt > 1 && n > 1) {
 		pthread_mutex_init(&p.mu, NULL);
 		pthread_cond_init(&p.work, NULL);
@@ -429,7 +440,7 @@ static int run_entries(entry *entries, size_t n, deliver *dv)
 	for (size_t i = 0; i < n; i++) {
 		entry *e = &entries[i];
 		if (started == 0) {
-			parse_entry(e, dv->lim);
+			parse_entry(e, dv->lim, dv->stage, 0);
 		} else {
 			pthread_mutex_lock(&p.mu);
 			while (!e->done)
@@ -441,7 +452,7 @@ static int run_entries(entry *entries, size_t n, deliver *dv)
 		} else {
 			rc = deliver_items(dv, e->rel, &e->items);
 		}
-		fbc_load_items_clear(&e->items);
+		fbc_load_items_clear_staged(&e->items, dv->stage);
 		fbc_vec_dispose(&e->items);
 		if (started > 0) {
 			pthread_mutex_lock(&p.mu);
@@ -468,14 +479,14 @@ static int run_entries(entry *entries, size_t n, deliver *dv)
 	return rc;
 }
 
-static void entries_dispose(fbc_vec *v)
+static void entries_dispose(fbc_vec *v, const fbc_load_stage *stage)
 {
 	for (size_t i = 0; i < v->len; i++) {
 		entry *e = FBC_VEC_AT(v, entry, i);
 		free(e->rel);
 		free(e->abs);
 		free(e->finding);
-		fbc_load_items_clear(&e->items);
+		fbc_load_items_clear_staged(&e->items, stage);
 		fbc_vec_dispose(&e->items);
 	}
 	fbc_vec_dispose(v);
@@ -483,6 +494,12 @@ static void entries_dispose(fbc_vec *v)
 
 int fbc_load_dir(const char *root, const fbc_load_limits *lim, fbc_meta_fn fn, void *ctx,
 		 fbc_diags *diags, fbc_error *err)
+{
+	return fbc_load_dir_staged(root, lim, NULL, fn, ctx, diags, err);
+}
+
+int fbc_load_dir_staged(const char *root, const fbc_load_limits *lim, const fbc_load_stage *stage,
+			fbc_meta_fn fn, void *ctx, fbc_diags *diags, fbc_error *err)
 {
 	fbc_load_limits l;
 	struct stat st;
@@ -568,11 +585,12 @@ int fbc_load_dir(const char *root, const fbc_load_limits *lim, fbc_meta_fn fn, v
 	dv.ctx = ctx;
 	dv.diags = diags;
 	dv.lim = &l;
+	dv.stage = stage != NULL && stage->prepare != NULL ? stage : NULL;
 	dv.err = err;
 	rc = run_entries(kept.items, kept.len, &dv);
 done:
-	entries_dispose(&kept);
-	entries_dispose(&w.entries);
+	entries_dispose(&kept, stage);
+	entries_dispose(&w.entries, stage);
 	fbc_ignore_free(w.ig);
 	free(root_real);
 	return rc;

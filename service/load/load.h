@@ -44,6 +44,7 @@ typedef struct fbc_meta {
 	const char *name;    /* "" when absent */
 	json_t *blob;	     /* the decoded object; borrowed for the callback's duration */
 	fbc_loc loc;	     /* file relative to root, line where the object starts */
+	void *prepared;	     /* staged loads only: the result of the prepare stage */
 } fbc_meta;
 
 /* Called once per meta, in deterministic order, on the calling thread. A
@@ -54,6 +55,36 @@ typedef int (*fbc_meta_fn)(void *ctx, const fbc_meta *meta, fbc_error *err);
 /* Load the tree at root. lim may be NULL (defaults). Findings go to diags. */
 int fbc_load_dir(const char *root, const fbc_load_limits *lim, fbc_meta_fn fn, void *ctx,
 		 fbc_diags *diags, fbc_error *err);
+
+/*
+ * Staged load: the per-meta work that does not need the caller's state runs
+ * on the parser threads, next to the parsing, so that all CPUs share it and
+ * the decoded tree is released at once (memory stays bounded by the results,
+ * not by the json_t trees of the files in flight).
+ *
+ * prepare is called on a parser thread for each meta, in file order within a
+ * file (files run concurrently), with meta->blob valid for the call only.
+ * `worker` (0 .. FBC_LOAD_MAX_WORKERS-1) identifies the calling thread: two
+ * calls with the same index never overlap, so per-worker state needs no lock.
+ * Its result (may be NULL) reaches fn, on the calling thread and in the same
+ * deterministic order as fbc_load_dir, as meta->prepared; there, blob,
+ * schema, package and name are NULL (only loc and prepared are set).
+ * discard (may be NULL) releases a result that fn never receives (the load
+ * stopped early). Limits and findings are exactly those of fbc_load_dir.
+ */
+#define FBC_LOAD_MAX_WORKERS 16
+
+typedef void *(*fbc_meta_prepare_fn)(void *ctx, unsigned worker, const fbc_meta *meta);
+typedef void (*fbc_meta_discard_fn)(void *ctx, void *prepared);
+
+typedef struct fbc_load_stage {
+	fbc_meta_prepare_fn prepare;
+	fbc_meta_discard_fn discard; /* may be NULL */
+	void *ctx;		     /* for prepare and discard */
+} fbc_load_stage;
+
+int fbc_load_dir_staged(const char *root, const fbc_load_limits *lim, const fbc_load_stage *stage,
+			fbc_meta_fn fn, void *ctx, fbc_diags *diags, fbc_error *err);
 
 /* Load one in-memory file as if it were at path `name` in a tree (used for
  * HTTP uploads of JSON lines and tests). Same rules as for a file on disk. */

@@ -76,14 +76,21 @@ int fbc_load_item_finding(fbc_vec *items, const char *code, int line, const char
 	return 0;
 }
 
-void fbc_load_items_clear(fbc_vec *items)
+void fbc_load_items_clear_staged(fbc_vec *items, const fbc_load_stage *stage)
 {
 	for (size_t i = 0; i < items->len; i++) {
 		fbc_load_item *it = FBC_VEC_AT(items, fbc_load_item, i);
 		json_decref(it->blob);
 		free(it->message);
+		if (it->prepared != NULL && stage != NULL && stage->discard != NULL)
+			stage->discard(stage->ctx, it->prepared);
 	}
 	items->len = 0;
+}
+
+void fbc_load_items_clear(fbc_vec *items)
+{
+	fbc_load_items_clear_staged(items, NULL);
 }
 
 /* ---- case folding for L7/L8 ---- */
@@ -266,7 +273,7 @@ static void describe_value(char *buf, size_t size, const json_t *v)
 
 /* Apply L6-L9 to one decoded value (reference stolen) and append the meta
  * or the findings. */
-static int check_meta(fbc_vec *items, json_t *v, int line)
+static int check_meta(fbc_vec *items, json_t *v, int line, const fbc_load_stagecall *sc)
 {
 	keyrec *keys = NULL;
 	size_t nkeys = 0, i;
@@ -372,12 +379,19 @@ static int check_meta(fbc_vec *items, json_t *v, int line)
 		rc = FBC_ENOMEM;
 		goto done;
 	}
+	it->is_meta = true;
+	it->line = line;
+	if (sc != NULL) {
+		/* prepare now and drop the tree: only the result waits for delivery */
+		fbc_meta m = {found[0], found[1], found[2], v, {sc->file, line}, NULL};
+		it->prepared = sc->stage->prepare(sc->stage->ctx, sc->worker, &m);
+		goto done;
+	}
 	it->blob = v;
 	v = NULL;
 	it->schema = found[0];
 	it->package = found[1];
 	it->name = found[2];
-	it->line = line;
 done:
 	for (i = 0; i < nkeys; i++)
 		free(keys[i].folded);
@@ -576,7 +590,7 @@ static char *json_sanitize(const char *data, size_t len, size_t *out_len)
  * either): a JSON syntax error is reported as L4 and ends the file.
  */
 static int parse_json_stream(fbc_vec *items, const char *data, size_t len,
-			     const fbc_load_limits *lim)
+			     const fbc_load_limits *lim, const fbc_load_stagecall *sc)
 {
 	size_t pos = 0;
 	int line = 1;
@@ -642,7 +656,7 @@ static int parse_json_stream(fbc_vec *items, const char *data, size_t len,
 							   ? lim->max_depth
 							   : lim->max_string_bytes);
 		} else {
-			rc = check_meta(items, v, line);
+			rc = check_meta(items, v, line, sc);
 		}
 		if (rc != 0)
 			goto done;
@@ -653,7 +667,7 @@ done:
 }
 
 static int parse_yaml_doc(fbc_vec *items, const char *p, size_t n, int line,
-			  const fbc_load_limits *lim)
+			  const fbc_load_limits *lim, const fbc_load_stagecall *sc)
 {
 	json_t *v = NULL;
 	int content_line = line;
@@ -664,7 +678,7 @@ static int parse_yaml_doc(fbc_vec *items, const char *p, size_t n, int line,
 	rc = fbc_yaml_doc_parse(&v, &content_line, p, n, line, lim, &e);
 	if (rc != 0)
 		return error_item(items, rc, line, "L5", &e);
-	return check_meta(items, v, content_line);
+	return check_meta(items, v, content_line, sc);
 }
 
 static bool trim_space(char c)
@@ -678,7 +692,7 @@ static bool trim_space(char c)
  * parsed in place, without copying.
  */
 static int parse_yaml_stream(fbc_vec *items, const char *data, size_t len,
-			     const fbc_load_limits *lim)
+			     const fbc_load_limits *lim, const fbc_load_stagecall *sc)
 {
 	const char *end = data + len;
 	const char *p = data;
@@ -706,13 +720,14 @@ static int parse_yaml_stream(fbc_vec *items, const char *data, size_t len,
 				/* carry on as if it were a separator, to report more */
 				if (doc != NULL) {
 					rc = parse_yaml_doc(items, doc, (size_t)(p - doc), doc_line,
-							    lim);
+							    lim, sc);
 					if (rc != 0)
 						return rc;
 					doc = NULL;
 				}
 			} else if (doc != NULL) {
-				rc = parse_yaml_doc(items, doc, (size_t)(p - doc), doc_line, lim);
+				rc = parse_yaml_doc(items, doc, (size_t)(p - doc), doc_line, lim,
+						    sc);
 				if (rc != 0)
 					return rc;
 				doc = NULL;
@@ -728,11 +743,17 @@ static int parse_yaml_stream(fbc_vec *items, const char *data, size_t len,
 		lineno++;
 	}
 	if (doc != NULL)
-		return parse_yaml_doc(items, doc, (size_t)(end - doc), doc_line, lim);
+		return parse_yaml_doc(items, doc, (size_t)(end - doc), doc_line, lim, sc);
 	return 0;
 }
 
 int fbc_load_parse_data(fbc_vec *items, const char *data, size_t len, const fbc_load_limits *lim)
+{
+	return fbc_load_parse_data_staged(items, data, len, lim, NULL);
+}
+
+int fbc_load_parse_data_staged(fbc_vec *items, const char *data, size_t len,
+			       const fbc_load_limits *lim, const fbc_load_stagecall *sc)
 {
 	size_t sniff = len < SNIFF_BYTES ? len : SNIFF_BYTES;
 	size_t i = 0;
@@ -745,6 +766,6 @@ int fbc_load_parse_data(fbc_vec *items, const char *data, size_t len, const fbc_
 	while (i < sniff && trim_space(data[i]))
 		i++;
 	if (i < sniff && data[i] == '{')
-		return parse_json_stream(items, data, len, lim);
-	return parse_yaml_stream(items, data, len, lim);
+		return parse_json_stream(items, data, len, lim, sc);
+	return parse_yaml_stream(items, data, len, lim, sc);
 }
