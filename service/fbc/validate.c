@@ -321,9 +321,9 @@ static void check_bundles(vctx *v)
 			continue;
 		}
 		for (k = 0; k < b->n_properties; k++) {
-			/* bundle objects were checked at load (L11) */
-			if (strcmp(b->properties[k].type, "olm.bundle.object") == 0 &&
-			    b->properties[k].value)
+			/* bundle objects were checked at load (L11), a missing value
+			 * included: one problem, one finding */
+			if (strcmp(b->properties[k].type, "olm.bundle.object") == 0)
 				continue;
 			json_decref(check_property(v, b, k, true));
 		}

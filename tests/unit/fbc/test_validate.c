@@ -499,6 +499,22 @@ static void gt_check__int32_range(void **state)
 	}
 }
 
+/* A bundle object without a value is L11 at load; C11 must not repeat it. */
+static void validate__bundle_object_without_value_reported_once(void **state)
+{
+	tcat t;
+
+	(void)state;
+	run(&t,
+	    P CH1 "{'schema':'olm.bundle','name':'foo.v1.0.0','package':'foo','image':"
+		  "'quay.io/foo/b:v1','properties':[{'type':'olm.package','value':{"
+		  "'packageName':'foo','version':'1.0.0'}},{'type':'olm.bundle.object'}]}\n",
+	    false);
+	assert_int_equal(tcat_count(&t, "L11"), 1);
+	assert_int_equal(tcat_count(&t, "C11"), 0);
+	tcat_dispose(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +526,7 @@ int main(void)
 		cmocka_unit_test(link__derived_bundle_fields),
 		cmocka_unit_test(add_meta__null_array_elements_are_zero_values),
 		cmocka_unit_test(gt_check__int32_range),
+		cmocka_unit_test(validate__bundle_object_without_value_reported_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
