@@ -845,8 +845,28 @@ const char *fbc_json_compact(fbc_arena *a, const json_t *v, size_t *len_out)
 /* ------------------------------------------------------------------ */
 /* Typed decoding of metas                                             */
 
+/* A finding of the prepare stage, replayed into the diags at commit. */
+typedef struct prep_finding {
+	struct prep_finding *next;
+	const char *code, *pkg, *bundle, *message;
+	int line;
+} prep_finding;
+
+/* The result of fbc_catalog_prepare_meta, in the worker's arena. */
+struct fbc_prepared {
+	int kind; /* P_* */
+	void *rec;
+	prep_finding *first, **tail;
+	int rc; /* a hard error (out of memory) */
+};
+
+enum { P_NONE, P_PACKAGE, P_CHANNEL, P_BUNDLE, P_DEPRECATION, P_OTHER };
+
 typedef struct dctx {
-	fbc_catalog *cat;
+	fbc_catalog *cat; /* read-only while preparing: limits */
+	fbc_arena *arena; /* where records go */
+	fbc_buf *scratch; /* canonical JSON text */
+	fbc_prepared *pp; /* prepare stage: findings and the record go here */
 	const fbc_meta *meta;
 	fbc_diags *diags;
 	fbc_loc loc;
@@ -861,6 +881,27 @@ static int finding(dctx *d, const char *code, const char *pkg, const char *bundl
 	va_list ap;
 	int rc;
 
+	if (d->pp) {
+		prep_finding *f = fbc_arena_calloc(d->arena, 1, sizeof(*f));
+		char *msg = NULL;
+
+		va_start(ap, fmt);
+		rc = vasprintf(&msg, fmt, ap);
+		va_end(ap);
+		if (!f || rc < 0 || !(f->message = fbc_arena_strdup(d->arena, msg))) {
+			free(rc < 0 ? NULL : msg);
+			return fbc_error_set(d->err, FBC_ENOMEM, NULL,
+					     "recording a finding: out of memory");
+		}
+		free(msg);
+		f->code = code;
+		f->pkg = pkg;
+		f->bundle = bundle;
+		f->line = d->loc.line;
+		*d->pp->tail = f;
+		d->pp->tail = &f->next;
+		return 0;
+	}
 	if (!d->diags)
 		return 0;
 	va_start(ap, fmt);
@@ -879,7 +920,7 @@ static const char *dup_str(dctx *d, const char *s)
 {
 	if (!s || !*s)
 		return "";
-	return fbc_arena_strdup(d->cat->arena, s);
+	return fbc_arena_strdup(d->arena, s);
 }
 
 #define DUP(d, var, s)                            \
@@ -898,12 +939,16 @@ static int intern_file(dctx *d)
 	d->loc.file = NULL;
 	if (!f)
 		return 0;
+	if (d->pp) {
+		d->loc.file = f; /* borrowed until commit interns it */
+		return 0;
+	}
 	v = fbc_strmap_get(&d->cat->files, f);
 	if (v) {
 		d->loc.file = v;
 		return 0;
 	}
-	copy = fbc_arena_strdup(d->cat->arena, f);
+	copy = fbc_arena_strdup(d->arena, f);
 	if (!copy || fbc_strmap_add(&d->cat->files, copy, copy) < 0)
 		return oom(d);
 	d->loc.file = copy;
@@ -940,7 +985,7 @@ static int decode_properties(dctx *d, const json_t *arr, fbc_property **out, siz
 	*n_out = 0;
 	if (!json_is_array(arr) || n == 0)
 		return 0;
-	props = fbc_arena_calloc(d->cat->arena, n, sizeof(*props));
+	props = fbc_arena_calloc(d->arena, n, sizeof(*props));
 	if (!props)
 		return oom(d);
 	for (i = 0; i < n; i++) {
@@ -954,7 +999,8 @@ static int decode_properties(dctx *d, const json_t *arr, fbc_property **out, siz
 		DUP(d, props[k].type, fbc_gt_get_str(p, "type"));
 		val = member(p, "value", true);
 		if (val) {
-			props[k].value = fbc_json_compact(d->cat->arena, val, &props[k].value_len);
+			props[k].value = fbc_json_compact_buf(d->arena, d->scratch, val,
+							      &props[k].value_len);
 			if (!props[k].value)
 				return oom(d);
 		}
@@ -967,7 +1013,18 @@ static int decode_properties(dctx *d, const json_t *arr, fbc_property **out, siz
 
 static int push_ptr(dctx *d, fbc_vec *v, void *p)
 {
-	void **slot = fbc_vec_push(v);
+	void **slot;
+
+	if (d->pp) {
+		d->pp->rec = p;
+		d->pp->kind = v == &d->cat->packages	   ? P_PACKAGE
+			      : v == &d->cat->channels	   ? P_CHANNEL
+			      : v == &d->cat->bundles	   ? P_BUNDLE
+			      : v == &d->cat->deprecations ? P_DEPRECATION
+							   : P_OTHER;
+		return 0;
+	}
+	slot = fbc_vec_push(v);
 
 	if (!slot)
 		return oom(d);
@@ -978,7 +1035,7 @@ static int push_ptr(dctx *d, fbc_vec *v, void *p)
 static int decode_package(dctx *d)
 {
 	const json_t *blob = d->meta->blob;
-	fbc_package *p = fbc_arena_calloc(d->cat->arena, 1, sizeof(*p));
+	fbc_package *p = fbc_arena_calloc(d->arena, 1, sizeof(*p));
 	json_t *icon;
 	int rc;
 
@@ -1004,7 +1061,7 @@ static int decode_package(dctx *d)
 static int decode_channel(dctx *d)
 {
 	const json_t *blob = d->meta->blob, *entries;
-	fbc_channel *c = fbc_arena_calloc(d->cat->arena, 1, sizeof(*c));
+	fbc_channel *c = fbc_arena_calloc(d->arena, 1, sizeof(*c));
 	size_t i, n;
 	int rc;
 
@@ -1017,7 +1074,7 @@ static int decode_channel(dctx *d)
 	entries = fbc_gt_get(blob, "entries");
 	n = json_is_array(entries) ? json_array_size(entries) : 0;
 	if (n) {
-		c->entries = fbc_arena_calloc(d->cat->arena, n, sizeof(*c->entries));
+		c->entries = fbc_arena_calloc(d->arena, n, sizeof(*c->entries));
 		if (!c->entries)
 			return oom(d);
 	}
@@ -1035,7 +1092,7 @@ static int decode_channel(dctx *d)
 		skips = fbc_gt_get(e, "skips");
 		ns = json_is_array(skips) ? json_array_size(skips) : 0;
 		if (ns) {
-			ce->skips = fbc_arena_calloc(d->cat->arena, ns, sizeof(*ce->skips));
+			ce->skips = fbc_arena_calloc(d->arena, ns, sizeof(*ce->skips));
 			if (!ce->skips)
 				return oom(d);
 		}
@@ -1139,7 +1196,7 @@ static int read_bundle_objects(dctx *d, fbc_bundle *b)
 		    json_is_string(json_object_get(obj, "kind")) &&
 		    strcmp(json_string_value(json_object_get(obj, "kind")),
 			   "ClusterServiceVersion") == 0) {
-			b->csv_json = fbc_json_compact(d->cat->arena, obj, NULL);
+			b->csv_json = fbc_json_compact_buf(d->arena, d->scratch, obj, NULL);
 			if (!b->csv_json)
 				rc = oom(d);
 		}
@@ -1151,7 +1208,7 @@ static int read_bundle_objects(dctx *d, fbc_bundle *b)
 static int decode_bundle(dctx *d)
 {
 	const json_t *blob = d->meta->blob, *rel;
-	fbc_bundle *b = fbc_arena_calloc(d->cat->arena, 1, sizeof(*b));
+	fbc_bundle *b = fbc_arena_calloc(d->arena, 1, sizeof(*b));
 	size_t i, n;
 	int rc;
 
@@ -1168,7 +1225,7 @@ static int decode_bundle(dctx *d)
 	rel = fbc_gt_get(blob, "relatedImages");
 	n = json_is_array(rel) ? json_array_size(rel) : 0;
 	if (n) {
-		b->related_images = fbc_arena_calloc(d->cat->arena, n, sizeof(*b->related_images));
+		b->related_images = fbc_arena_calloc(d->arena, n, sizeof(*b->related_images));
 		if (!b->related_images)
 			return oom(d);
 	}
@@ -1193,7 +1250,7 @@ static int decode_bundle(dctx *d)
 static int decode_deprecation(dctx *d)
 {
 	const json_t *blob = d->meta->blob, *entries;
-	fbc_deprecation *x = fbc_arena_calloc(d->cat->arena, 1, sizeof(*x));
+	fbc_deprecation *x = fbc_arena_calloc(d->arena, 1, sizeof(*x));
 	size_t i, n;
 	int rc;
 
@@ -1205,7 +1262,7 @@ static int decode_deprecation(dctx *d)
 	entries = fbc_gt_get(blob, "entries");
 	n = json_is_array(entries) ? json_array_size(entries) : 0;
 	if (n) {
-		x->entries = fbc_arena_calloc(d->cat->arena, n, sizeof(*x->entries));
+		x->entries = fbc_arena_calloc(d->arena, n, sizeof(*x->entries));
 		if (!x->entries)
 			return oom(d);
 	}
@@ -1228,22 +1285,44 @@ static int decode_deprecation(dctx *d)
 
 static int decode_other(dctx *d)
 {
-	fbc_other *o = fbc_arena_calloc(d->cat->arena, 1, sizeof(*o));
+	fbc_other *o = fbc_arena_calloc(d->arena, 1, sizeof(*o));
 
 	if (!o)
 		return oom(d);
 	DUP(d, o->schema, d->meta->schema);
 	DUP(d, o->package, d->meta->package);
 	DUP(d, o->name, d->meta->name);
-	o->blob = fbc_json_compact(d->cat->arena, d->meta->blob, &o->blob_len);
+	o->blob = fbc_json_compact_buf(d->arena, d->scratch, d->meta->blob, &o->blob_len);
 	if (!o->blob)
 		return oom(d);
 	o->loc = d->loc;
 	return push_ptr(d, &d->cat->others, o);
 }
 
+static int decode_meta(dctx *d)
+{
+	const fbc_meta *meta = d->meta;
+	int rc;
+
+	if ((rc = intern_file(d)))
+		return rc;
+	if (!json_is_object(meta->blob))
+		return fbc_error_set(d->err, FBC_EINVAL, d->loc.file,
+				     "add_meta: the blob is not an object");
+	if (strcmp(meta->schema, "olm.package") == 0)
+		return decode_package(d);
+	if (strcmp(meta->schema, "olm.channel") == 0)
+		return decode_channel(d);
+	if (strcmp(meta->schema, "olm.bundle") == 0)
+		return decode_bundle(d);
+	if (strcmp(meta->schema, "olm.deprecations") == 0)
+		return decode_deprecation(d);
+	return decode_other(d);
+}
+
 int fbc_catalog_add_meta(fbc_catalog *cat, const fbc_meta *meta, fbc_diags *diags, fbc_error *err)
 {
+	fbc_buf scratch;
 	dctx d;
 	int rc;
 
@@ -1253,22 +1332,106 @@ int fbc_catalog_add_meta(fbc_catalog *cat, const fbc_meta *meta, fbc_diags *diag
 		return fbc_error_set(err, FBC_EINVAL, NULL,
 				     "add_meta: the catalog is already linked (read-only)");
 	memset(&d, 0, sizeof(d));
+	fbc_buf_init(&scratch, 0);
 	d.cat = cat;
+	d.arena = cat->arena;
+	d.scratch = &scratch;
+	d.meta = meta;
+	d.diags = diags;
+	d.err = err;
+	rc = decode_meta(&d);
+	fbc_buf_dispose(&scratch);
+	return rc;
+}
+
+fbc_prepared *fbc_catalog_prepare_meta(const fbc_catalog *cat, fbc_arena *arena, fbc_buf *scratch,
+				       const fbc_meta *meta)
+{
+	fbc_prepared *pp = fbc_arena_calloc(arena, 1, sizeof(*pp));
+	fbc_error e;
+	dctx d;
+
+	if (!pp)
+		return NULL;
+	pp->tail = &pp->first;
+	if (!meta || !meta->schema || !meta->blob) {
+		pp->rc = FBC_EINVAL;
+		return pp;
+	}
+	fbc_error_init(&e);
+	memset(&d, 0, sizeof(d));
+	d.cat = (fbc_catalog *)cat; /* read only: the limits */
+	d.arena = arena;
+	d.scratch = scratch;
+	d.pp = pp;
+	d.meta = meta;
+	d.err = &e;
+	pp->rc = decode_meta(&d);
+	return pp;
+}
+
+int fbc_catalog_commit_meta(fbc_catalog *cat, const fbc_meta *meta, fbc_diags *diags,
+			    fbc_error *err)
+{
+	fbc_prepared *pp = meta->prepared;
+	prep_finding *f;
+	fbc_vec *vec = NULL;
+	fbc_loc *recloc = NULL;
+	void **slot;
+	dctx d;
+	int rc;
+
+	memset(&d, 0, sizeof(d));
+	d.cat = cat;
+	d.arena = cat->arena;
 	d.meta = meta;
 	d.diags = diags;
 	d.err = err;
 	if ((rc = intern_file(&d)))
 		return rc;
-	if (!json_is_object(meta->blob))
-		return fbc_error_set(err, FBC_EINVAL, d.loc.file,
-				     "add_meta: the blob is not an object");
-	if (strcmp(meta->schema, "olm.package") == 0)
-		return decode_package(&d);
-	if (strcmp(meta->schema, "olm.channel") == 0)
-		return decode_channel(&d);
-	if (strcmp(meta->schema, "olm.bundle") == 0)
-		return decode_bundle(&d);
-	if (strcmp(meta->schema, "olm.deprecations") == 0)
-		return decode_deprecation(&d);
-	return decode_other(&d);
+	if (!pp)
+		return oom(&d);
+	/* findings first, in the order decoding produced them */
+	for (f = pp->first; f; f = f->next) {
+		fbc_loc loc = {d.loc.file, f->line};
+
+		if (diags &&
+		    fbc_diags_add(diags, f->code, &loc, f->pkg, NULL, f->bundle, "%s", f->message))
+			return fbc_error_set(err, FBC_ENOMEM, NULL,
+					     "recording a finding: out of memory");
+	}
+	if (pp->rc)
+		return pp->rc == FBC_ENOMEM ? oom(&d)
+					    : fbc_error_set(err, pp->rc, d.loc.file,
+							    "add_meta: the blob is not an object");
+	switch (pp->kind) {
+	case P_PACKAGE:
+		vec = &cat->packages;
+		recloc = &((fbc_package *)pp->rec)->loc;
+		break;
+	case P_CHANNEL:
+		vec = &cat->channels;
+		recloc = &((fbc_channel *)pp->rec)->loc;
+		break;
+	case P_BUNDLE:
+		vec = &cat->bundles;
+		recloc = &((fbc_bundle *)pp->rec)->loc;
+		break;
+	case P_DEPRECATION:
+		vec = &cat->deprecations;
+		recloc = &((fbc_deprecation *)pp->rec)->loc;
+		break;
+	case P_OTHER:
+		vec = &cat->others;
+		recloc = &((fbc_other *)pp->rec)->loc;
+		break;
+	default:
+		return 0; /* nothing to add */
+	}
+	recloc->file = d.loc.file;
+	slot = fbc_vec_push(vec);
+	if (!slot)
+		return oom(&d);
+	*slot = pp->rec;
+	return 0;
 }

@@ -86,4 +86,21 @@ const char *fbc_json_compact_buf(fbc_arena *a, fbc_buf *scratch, const json_t *v
 /* The canonical text of v into out (reset first). 0 or FBC_ENOMEM/FBC_ELIMIT. */
 int fbc_json_canonical(fbc_buf *out, const json_t *v);
 
+/*
+ * The two halves of fbc_catalog_add_meta, for fbc_catalog_load_dir's staged
+ * load. prepare does the typed decoding (L10-L12) on a parser thread into
+ * `arena` (which must outlive the catalog's use of the records: the caller
+ * hands it to the catalog afterwards), reading nothing of cat but its limits;
+ * scratch is a reusable buffer of the same thread. Its result lives in arena;
+ * NULL only when even that could not be allocated. commit, on the loading
+ * thread and in load order, records the findings and appends the record to
+ * the catalog: the same findings, in the same order, as add_meta.
+ */
+typedef struct fbc_prepared fbc_prepared;
+
+fbc_prepared *fbc_catalog_prepare_meta(const fbc_catalog *cat, fbc_arena *arena, fbc_buf *scratch,
+				       const fbc_meta *meta);
+int fbc_catalog_commit_meta(fbc_catalog *cat, const fbc_meta *meta, fbc_diags *diags,
+			    fbc_error *err);
+
 #endif
