@@ -976,10 +976,37 @@ static int typed_check(dctx *d, const fbc_gt_type *t, const char *what, const ch
 	return rc;
 }
 
-static int decode_properties(dctx *d, const json_t *arr, fbc_property **out, size_t *n_out)
+/* C11's verdict on one value, with the same message buffer bound as the
+ * validator's own check; anything but a plain verdict is left undecided. */
+static int check_value(dctx *d, fbc_property_check *pc, const char *type, const json_t *val)
+{
+	const fbc_gt_type *t = fbc_gt_for_property(type);
+	fbc_buf msg;
+	int rc;
+
+	if (!t || !val)
+		return 0;
+	fbc_buf_init(&msg, 2048);
+	rc = fbc_gt_check(t, val, &msg);
+	if (rc == 0) {
+		pc->state = 1;
+	} else if (rc == 1) {
+		pc->state = -1;
+		pc->error = fbc_arena_strdup(d->arena, msg.data ? msg.data : "invalid");
+		if (!pc->error)
+			rc = FBC_ENOMEM;
+	}
+	fbc_buf_dispose(&msg);
+	return rc < 0 && rc != FBC_ELIMIT ? oom(d) : 0;
+}
+
+/* checks_out: when set, the C11 verdict of every property too (bundles). */
+static int decode_properties(dctx *d, const json_t *arr, fbc_property **out, size_t *n_out,
+			     fbc_property_check **checks_out)
 {
 	size_t n = json_array_size(arr), i, k = 0;
 	fbc_property *props;
+	fbc_property_check *checks = NULL;
 
 	*out = NULL;
 	*n_out = 0;
@@ -987,6 +1014,8 @@ static int decode_properties(dctx *d, const json_t *arr, fbc_property **out, siz
 		return 0;
 	props = fbc_arena_calloc(d->arena, n, sizeof(*props));
 	if (!props)
+		return oom(d);
+	if (checks_out && !(checks = fbc_arena_calloc(d->arena, n, sizeof(*checks))))
 		return oom(d);
 	for (i = 0; i < n; i++) {
 		const json_t *p = json_array_get(arr, i);
@@ -1003,11 +1032,15 @@ static int decode_properties(dctx *d, const json_t *arr, fbc_property **out, siz
 							      &props[k].value_len);
 			if (!props[k].value)
 				return oom(d);
+			if (checks && check_value(d, &checks[k], props[k].type, val))
+				return FBC_ENOMEM;
 		}
 		k++;
 	}
 	*out = props;
 	*n_out = k;
+	if (checks_out)
+		*checks_out = checks;
 	return 0;
 }
 
@@ -1052,7 +1085,7 @@ static int decode_package(dctx *d)
 		DUP(d, p->icon_mediatype, fbc_gt_get_str(icon, "mediatype"));
 	}
 	if ((rc = decode_properties(d, fbc_gt_get(blob, "properties"), &p->properties,
-				    &p->n_properties)))
+				    &p->n_properties, NULL)))
 		return rc;
 	p->loc = d->loc;
 	return push_ptr(d, &d->cat->packages, p);
@@ -1107,7 +1140,7 @@ static int decode_channel(dctx *d)
 		c->n_entries++;
 	}
 	if ((rc = decode_properties(d, fbc_gt_get(blob, "properties"), &c->properties,
-				    &c->n_properties)))
+				    &c->n_properties, NULL)))
 		return rc;
 	c->loc = d->loc;
 	return push_ptr(d, &d->cat->channels, c);
@@ -1220,7 +1253,7 @@ static int decode_bundle(dctx *d)
 		return rc;
 	DUP(d, b->image, fbc_gt_get_str(blob, "image"));
 	if ((rc = decode_properties(d, fbc_gt_get(blob, "properties"), &b->properties,
-				    &b->n_properties)))
+				    &b->n_properties, &b->property_checks)))
 		return rc;
 	rel = fbc_gt_get(blob, "relatedImages");
 	n = json_is_array(rel) ? json_array_size(rel) : 0;

@@ -32,6 +32,13 @@ typedef struct fbc_property {
 	size_t value_len;
 } fbc_property;
 
+/* The C11 verdict on one bundle property, decided at load while the value
+ * is still parsed, so that validation need not parse the text again. */
+typedef struct fbc_property_check {
+	int state;	   /* 0 not decided (check the text), 1 decodes, -1 does not */
+	const char *error; /* state -1: Go's error text */
+} fbc_property_check;
+
 typedef struct fbc_gvk {
 	const char *group, *version, *kind;
 } fbc_gvk;
@@ -116,6 +123,7 @@ struct fbc_bundle {
 	const char *csv_json;	 /* the ClusterServiceVersion object as compact JSON, or NULL */
 	fbc_channel **channels;	 /* linked: channels (of its package) listing it, sorted by name */
 	size_t n_channels;
+	fbc_property_check *property_checks; /* NULL, or one per property (decode) */
 };
 
 typedef struct fbc_deprecation_entry {
