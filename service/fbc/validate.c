@@ -209,6 +209,15 @@ static json_t *check_property(vctx *v, const fbc_bundle *b, size_t i, bool repor
 	}
 	if (!t)
 		return NULL; /* json.RawMessage: any JSON */
+	if (report && b->property_checks && b->property_checks[i].state) {
+		/* decided at load while the value was parsed (decode.c): a caller
+		 * that reports wants only the verdict, so no re-parse */
+		if (b->property_checks[i].state < 0)
+			add(v, "C11", &b->loc, b->package, NULL, b->name,
+			    "parse properties for bundle %s: parse property[%zu] of type %s: %s",
+			    q(&qs, b->name), i, q(&qs, p->type), b->property_checks[i].error);
+		return NULL;
+	}
 	val = json_loadb(p->value, p->value_len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
 	if (!val) {
 		nomem(v); /* the text was produced by jansson: only OOM fails here */
