@@ -34,6 +34,24 @@ static void fbc_buf_put_json_string__escapes_controls(void **state)
 	fbc_buf_dispose(&b);
 }
 
+/* The output must be valid UTF-8 JSON whatever the input bytes (a file
+ * name is not necessarily UTF-8): valid sequences pass, others are U+FFFD. */
+static void fbc_buf_put_json_string__invalid_utf8_becomes_fffd(void **state)
+{
+	fbc_buf b;
+
+	(void)state;
+	fbc_buf_init(&b, 0);
+	assert_int_equal(
+		fbc_buf_put_json_string(
+			&b, "caf\xc3\xa9 \xff|\xe9|\xed\xa0\x80|\xf0\x9f\x98\x80|\xc3", 20),
+		0);
+	assert_string_equal(
+		b.data,
+		"\"caf\xc3\xa9 \\ufffd|\\ufffd|\\ufffd\\ufffd\\ufffd|\xf0\x9f\x98\x80|\\ufffd\"");
+	fbc_buf_dispose(&b);
+}
+
 static void fbc_arena_alloc__large_and_small(void **state)
 {
 	fbc_arena *a = NULL;
@@ -108,6 +126,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fbc_buf_append__respects_max),
 		cmocka_unit_test(fbc_buf_put_json_string__escapes_controls),
+		cmocka_unit_test(fbc_buf_put_json_string__invalid_utf8_becomes_fffd),
 		cmocka_unit_test(fbc_arena_alloc__large_and_small),
 		cmocka_unit_test(fbc_strmap_put__grows_and_finds),
 		cmocka_unit_test(fbc_diags_sort__orders_and_dedupes_per_channel),
