@@ -524,9 +524,14 @@ static size_t utf8_valid_len(const unsigned char *p, const unsigned char *end)
 static char *json_sanitize(const char *data, size_t len, size_t *out_len)
 {
 	const char *p = data, *end = data + len;
-	char *o = malloc(len * 3 + 1), *w = o;
+	size_t cap = len + 1;
 	bool in_str = false;
+	char *o, *w;
 
+	/* worst case: +2 per non-ASCII byte (U+FFFD), +1 per backslash (\\u0000) */
+	for (size_t i = 0; i < len; i++)
+		cap += (unsigned char)data[i] >= 0x80 ? 2 : data[i] == '\\' ? 1 : 0;
+	o = w = malloc(cap);
 	if (o == NULL)
 		return NULL;
 	while (p < end) {
