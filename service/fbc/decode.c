@@ -654,31 +654,43 @@ static int canon_key_qcmp(const void *a, const void *b)
 	return canon_key_cmp(a, b);
 }
 
+/* Bytes that need an escape in a JSON string: controls, '"' and '\\'. */
+static const unsigned char canon_esc[256] = {
+	[0] = 1,  [1] = 1,  [2] = 1,  [3] = 1,	[4] = 1,  [5] = 1,   [6] = 1,	 [7] = 1,  [8] = 1,
+	[9] = 1,  [10] = 1, [11] = 1, [12] = 1, [13] = 1, [14] = 1,  [15] = 1,	 [16] = 1, [17] = 1,
+	[18] = 1, [19] = 1, [20] = 1, [21] = 1, [22] = 1, [23] = 1,  [24] = 1,	 [25] = 1, [26] = 1,
+	[27] = 1, [28] = 1, [29] = 1, [30] = 1, [31] = 1, ['"'] = 1, ['\\'] = 1,
+};
+
 static int canon_string(fbc_buf *b, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789ABCDEF";
-	size_t i = 0, run = 0;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+	char *o;
 	int rc;
 
+	/* room for the common case (nothing to escape) in one go */
 	if ((rc = fbc_buf_reserve(b, n + 2)))
 		return rc;
-	b->data[b->len++] = '"';
-	while (i < n) {
-		unsigned char c = (unsigned char)s[i];
+	o = b->data + b->len;
+	*o++ = '"';
+	for (;;) {
+		size_t start = i;
 		char e[6];
 		size_t el = 2;
 
-		if (c >= 0x20 && c != '"' && c != '\\') {
+		while (i < n && !canon_esc[u[i]])
 			i++;
-			continue;
-		}
-		if (i > run && (rc = fbc_buf_append(b, s + run, i - run)))
-			return rc;
+		memcpy(o, s + start, i - start);
+		o += i - start;
+		if (i == n)
+			break;
 		e[0] = '\\';
-		switch (c) {
+		switch (u[i]) {
 		case '"':
 		case '\\':
-			e[1] = (char)c;
+			e[1] = (char)u[i];
 			break;
 		case '\b':
 			e[1] = 'b';
@@ -699,17 +711,32 @@ static int canon_string(fbc_buf *b, const char *s, size_t n)
 			e[1] = 'u';
 			e[2] = '0';
 			e[3] = '0';
-			e[4] = hex[c >> 4];
-			e[5] = hex[c & 15];
+			e[4] = hex[u[i] >> 4];
+			e[5] = hex[u[i] & 15];
 			el = 6;
 		}
-		if ((rc = fbc_buf_append(b, e, el)))
+		i++;
+		/* an escape grows the text: keep room for the rest plus the quote */
+		b->len = (size_t)(o - b->data);
+		if ((rc = fbc_buf_reserve(b, el + (n - i) + 1)))
 			return rc;
-		run = ++i;
+		o = b->data + b->len;
+		memcpy(o, e, el);
+		o += el;
 	}
-	if (i > run && (rc = fbc_buf_append(b, s + run, i - run)))
-		return rc;
-	return fbc_buf_putc(b, '"');
+	*o++ = '"';
+	b->len = (size_t)(o - b->data);
+	return 0;
+}
+
+/* One byte; the buffer has room or grows. */
+static inline int canon_putc(fbc_buf *b, char c)
+{
+	if (b->len + 1 < b->cap) {
+		b->data[b->len++] = c;
+		return 0;
+	}
+	return fbc_buf_putc(b, c);
 }
 
 /* jansson's jsonp_dtostr with precision 17: "%.17g", a ".0" when the text
@@ -773,29 +800,29 @@ static int canon(fbc_buf *b, const json_t *v)
 		}
 		if (cnt > CANON_STACK_KEYS)
 			qsort(keys, i, sizeof(*keys), canon_key_qcmp);
-		rc = fbc_buf_putc(b, '{');
+		rc = canon_putc(b, '{');
 		for (j = 0; j < i && !rc; j++) {
-			if (j && (rc = fbc_buf_putc(b, ',')))
+			if (j && (rc = canon_putc(b, ',')))
 				break;
 			if ((rc = canon_string(b, keys[j].k, keys[j].len)) ||
-			    (rc = fbc_buf_putc(b, ':')))
+			    (rc = canon_putc(b, ':')))
 				break;
 			rc = canon(b, keys[j].v);
 		}
 		if (keys != stack)
 			free(keys);
-		return rc ? rc : fbc_buf_putc(b, '}');
+		return rc ? rc : canon_putc(b, '}');
 	}
 	case JSON_ARRAY: {
 		size_t i, cnt = json_array_size(v);
 
-		rc = fbc_buf_putc(b, '[');
+		rc = canon_putc(b, '[');
 		for (i = 0; i < cnt && !rc; i++) {
-			if (i && (rc = fbc_buf_putc(b, ',')))
+			if (i && (rc = canon_putc(b, ',')))
 				break;
 			rc = canon(b, json_array_get(v, i));
 		}
-		return rc ? rc : fbc_buf_putc(b, ']');
+		return rc ? rc : canon_putc(b, ']');
 	}
 	case JSON_STRING:
 		return canon_string(b, json_string_value(v), json_string_length(v));
@@ -1238,6 +1265,89 @@ static int read_bundle_objects(dctx *d, fbc_bundle *b)
 	return rc;
 }
 
+/* The fields fbc_catalog_link would derive from the valid olm.package,
+ * olm.gvk, olm.gvk.required and olm.package.required properties (model.c,
+ * derive_bundle), computed here while the values are parsed, on the parser
+ * thread; link then leaves the bundle alone. Valid means C11-valid, the same
+ * test as derive_bundle's re-parse. */
+static const char *get_dup(dctx *d, const json_t *v, const char *field)
+{
+	return dup_str(d, fbc_gt_get_str(v, field));
+}
+
+static int derive_gvk(dctx *d, fbc_gvk *g, const json_t *v)
+{
+	g->group = get_dup(d, v, "group");
+	g->version = get_dup(d, v, "version");
+	g->kind = get_dup(d, v, "kind");
+	return (g->group && g->version && g->kind) ? 0 : oom(d);
+}
+
+static int derive_from_values(dctx *d, fbc_bundle *b, const json_t *arr)
+{
+	size_t n = json_is_array(arr) ? json_array_size(arr) : 0, i, k = 0;
+	size_t n_gvk = 0, n_req = 0, n_preq = 0;
+	bool have_pkg = false;
+	int rc = 0;
+
+	for (i = 0; i < b->n_properties; i++) {
+		const char *t = b->properties[i].type;
+
+		if (strcmp(t, "olm.gvk") == 0)
+			n_gvk++;
+		else if (strcmp(t, "olm.gvk.required") == 0)
+			n_req++;
+		else if (strcmp(t, "olm.package.required") == 0)
+			n_preq++;
+	}
+	b->provided = n_gvk ? fbc_arena_calloc(d->arena, n_gvk, sizeof(fbc_gvk)) : NULL;
+	b->required = n_req ? fbc_arena_calloc(d->arena, n_req, sizeof(fbc_gvk)) : NULL;
+	b->package_reqs =
+		n_preq ? fbc_arena_calloc(d->arena, n_preq, sizeof(fbc_package_req)) : NULL;
+	if ((n_gvk && !b->provided) || (n_req && !b->required) || (n_preq && !b->package_reqs))
+		return oom(d);
+	for (i = 0; i < n && rc == 0 && k < b->n_properties; i++) {
+		const json_t *p = json_array_get(arr, i), *v;
+		const char *t;
+
+		/* the same elements decode_properties kept, in the same order */
+		if (!json_is_object(p) && !json_is_null(p))
+			continue;
+		t = b->properties[k].type;
+		if (!b->property_checks || b->property_checks[k++].state != 1)
+			continue;
+		v = member(p, "value", true);
+		if (!v)
+			continue;
+		if (strcmp(t, "olm.package") == 0) {
+			if (!have_pkg) {
+				fbc_error e;
+
+				have_pkg = true;
+				b->version = get_dup(d, v, "version");
+				b->release = get_dup(d, v, "release");
+				if (!b->version || !b->release)
+					return oom(d);
+				b->has_semver = fbc_semver_parse(&b->semver, b->version,
+								 strlen(b->version), &e) == 0;
+			}
+		} else if (strcmp(t, "olm.gvk") == 0) {
+			rc = derive_gvk(d, &b->provided[b->n_provided++], v);
+		} else if (strcmp(t, "olm.gvk.required") == 0) {
+			rc = derive_gvk(d, &b->required[b->n_required++], v);
+		} else if (strcmp(t, "olm.package.required") == 0) {
+			fbc_package_req *r = &b->package_reqs[b->n_package_reqs++];
+
+			r->package_name = get_dup(d, v, "packageName");
+			r->version_range = get_dup(d, v, "versionRange");
+			if (!r->package_name || !r->version_range)
+				rc = oom(d);
+		}
+	}
+	b->derived = true;
+	return rc;
+}
+
 static int decode_bundle(dctx *d)
 {
 	const json_t *blob = d->meta->blob, *rel;
@@ -1275,6 +1385,8 @@ static int decode_bundle(dctx *d)
 	b->loc = d->loc;
 	b->version = "";
 	b->release = "";
+	if ((rc = derive_from_values(d, b, fbc_gt_get(blob, "properties"))))
+		return rc;
 	if ((rc = read_bundle_objects(d, b)))
 		return rc;
 	return push_ptr(d, &d->cat->bundles, b);

@@ -191,6 +191,8 @@ static int derive_bundle(fbc_catalog *cat, fbc_bundle *b)
 	bool have_pkg = false;
 	int rc = 0;
 
+	if (b->derived)
+		return 0; /* done by the decoder while the values were parsed */
 	for (i = 0; i < b->n_properties; i++) {
 		const char *t = b->properties[i].type;
 
@@ -246,6 +248,7 @@ static int derive_bundle(fbc_catalog *cat, fbc_bundle *b)
 		}
 		json_decref(v);
 	}
+	b->derived = rc == 0;
 	return rc;
 }
 

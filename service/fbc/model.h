@@ -124,6 +124,7 @@ struct fbc_bundle {
 	fbc_channel **channels;	 /* linked: channels (of its package) listing it, sorted by name */
 	size_t n_channels;
 	fbc_property_check *property_checks; /* NULL, or one per property (decode) */
+	bool derived; /* the derived fields above are filled (decode or link) */
 };
 
 typedef struct fbc_deprecation_entry {
