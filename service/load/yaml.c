@@ -5,6 +5,7 @@
  * (aliases are deep-copied, and the copy is counted and aborted early, so a
  * "billion laughs" document costs at most max_alias_nodes copies).
  */
+#include "service/base/strmap.h"
 #include "service/load/internal.h"
 
 #include <errno.h>
@@ -42,6 +43,7 @@ typedef struct conv {
 	anchor *anchors;
 	size_t nanchors;
 	size_t anchors_cap;
+	fbc_strmap anchor_index; /* name -> index + 1 of its latest definition */
 	size_t alias_nodes;
 	json_t *root;
 	bool have_root;
@@ -639,6 +641,9 @@ static int add_anchor(conv *c, const char *name, json_t *v)
 		return fbc_error_set(c->err, FBC_ENOMEM, NULL, "out of memory");
 	a->value = json_incref(v);
 	c->nanchors++;
+	/* a hash look-up: a linear scan made many anchors x aliases quadratic */
+	if (fbc_strmap_put(&c->anchor_index, a->name, (void *)(uintptr_t)c->nanchors, NULL) < 0)
+		return fbc_error_set(c->err, FBC_ENOMEM, NULL, "out of memory");
 	return 0;
 }
 
@@ -708,15 +713,14 @@ static int do_alias(conv *c, const yaml_event_t *ev)
 {
 	const char *name = (const char *)ev->data.alias.anchor;
 	json_t *copy = NULL;
+	size_t i = (size_t)(uintptr_t)fbc_strmap_get(&c->anchor_index, name);
 	int rc;
 
-	for (size_t i = c->nanchors; i-- > 0;) {
-		if (strcmp(c->anchors[i].name, name) == 0) {
-			rc = copy_counted(c, &copy, c->anchors[i].value, c->depth, &ev->start_mark);
-			if (rc != 0)
-				return rc;
-			return attach(c, copy, false, &ev->start_mark);
-		}
+	if (i > 0) {
+		rc = copy_counted(c, &copy, c->anchors[i - 1].value, c->depth, &ev->start_mark);
+		if (rc != 0)
+			return rc;
+		return attach(c, copy, false, &ev->start_mark);
 	}
 	return conv_fail(c, FBC_EPARSE, &ev->start_mark, "unknown anchor '%s' referenced", name);
 }
@@ -824,6 +828,7 @@ static void conv_dispose(conv *c)
 		json_decref(c->anchors[i].value);
 	}
 	free(c->anchors);
+	fbc_strmap_dispose(&c->anchor_index);
 	json_decref(c->root);
 }
 
@@ -850,6 +855,7 @@ int fbc_yaml_doc_parse(json_t **out, int *content_line, const char *data, size_t
 	int rc = 0;
 
 	memset(&c, 0, sizeof(c));
+	fbc_strmap_init(&c.anchor_index);
 	c.lim = lim;
 	c.line0 = line0;
 	c.content_line = line0;

@@ -1,5 +1,6 @@
 /* Tests of fbc_yaml_to_json and of fbc_load_buffer (format, splitting, L4-L9). */
 #include "common.h"
+#include "service/base/buf.h"
 
 #include <math.h>
 #include <time.h>
@@ -562,6 +563,36 @@ static void fbc_yaml_to_json__nul_escapes_stay_visible(void **state)
 	fbc_diags_dispose(&d);
 }
 
+/* Aliases refer to the latest definition of an anchor, and looking them up
+ * stays cheap with many anchors (a linear scan took minutes on 20 MB). */
+static void fbc_yaml_to_json__many_anchors_fast_and_latest_wins(void **state)
+{
+	const size_t n_anchors = 200000, n_aliases = 9000;
+	fbc_buf b;
+	json_t *j;
+	struct timespec t0, t1;
+	double ms;
+
+	(void)state;
+	j = yaml("a: &x 1\nb: &x 2\nc: *x\n");
+	assert_int_equal(json_integer_value(json_object_get(j, "c")), 2);
+	json_decref(j);
+	fbc_buf_init(&b, 0);
+	assert_int_equal(fbc_buf_puts(&b, "l:\n"), 0);
+	for (size_t i = 0; i < n_anchors; i++)
+		assert_int_equal(fbc_buf_printf(&b, "- &a%zu %zu\n", i, i), 0);
+	for (size_t i = 0; i < n_aliases; i++)
+		assert_int_equal(fbc_buf_puts(&b, "- *a0\n"), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	j = yaml(b.data);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	assert_int_equal(json_array_size(json_object_get(j, "l")), n_anchors + n_aliases);
+	assert_true(ms < 3000.0);
+	json_decref(j);
+	fbc_buf_dispose(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -591,6 +622,7 @@ int main(void)
 		cmocka_unit_test(fbc_load_buffer__callback_error_stops),
 		cmocka_unit_test(fbc_load_buffer__json_strings_read_as_go_does),
 		cmocka_unit_test(fbc_yaml_to_json__nul_escapes_stay_visible),
+		cmocka_unit_test(fbc_yaml_to_json__many_anchors_fast_and_latest_wins),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
