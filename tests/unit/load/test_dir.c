@@ -343,6 +343,120 @@ static void fbc_load_dir__callback_error_stops_threads(void **state)
 	rm_tree(root);
 }
 
+/* Staged loads: prepare runs on the workers with the blob, fn gets only its
+ * result, in the same order as a plain load; undelivered results are
+ * discarded (ASan would report a leak otherwise). */
+typedef struct stage_ctx {
+	size_t prepared[FBC_LOAD_MAX_WORKERS]; /* per worker: no lock needed */
+	size_t discarded;		       /* main thread only */
+	bool blob_in_fn;
+	seen s;
+} stage_ctx;
+
+static void *stage_prepare(void *ctx, unsigned worker, const fbc_meta *m)
+{
+	stage_ctx *c = ctx;
+	char *row = NULL;
+
+	if (worker >= FBC_LOAD_MAX_WORKERS || m->blob == NULL)
+		return NULL;
+	c->prepared[worker]++;
+	if (asprintf(&row, "%s:%d %s %s %s", m->loc.file ? m->loc.file : "-", m->loc.line,
+		     m->schema, m->package, m->name) < 0)
+		return NULL;
+	return row;
+}
+
+static void stage_discard(void *ctx, void *prepared)
+{
+	stage_ctx *c = ctx;
+
+	c->discarded++;
+	free(prepared);
+}
+
+static int stage_fn(void *ctx, const fbc_meta *m, fbc_error *err)
+{
+	stage_ctx *c = ctx;
+
+	if (m->blob != NULL || m->schema != NULL)
+		c->blob_in_fn = true;
+	if (m->prepared == NULL)
+		return fbc_error_set(err, FBC_ENOMEM, NULL, "prepare failed");
+	if (c->s.n < MAX_SEEN)
+		c->s.rows[c->s.n] = m->prepared;
+	else
+		free(m->prepared);
+	c->s.n++;
+	if (c->s.stop_after > 0 && c->s.n >= (size_t)c->s.stop_after)
+		return fbc_error_set(err, FBC_ECONFLICT, NULL, "stop requested");
+	return 0;
+}
+
+static void fbc_load_dir_staged__prepares_on_workers_in_load_order(void **state)
+{
+	char *root = make_tree();
+	fbc_load_limits lim;
+	fbc_load_stage st = {stage_prepare, stage_discard, NULL};
+	stage_ctx c;
+	seen plain;
+	fbc_diags d1, d2;
+	fbc_error e;
+	char name[64], body[256];
+	size_t total = 0;
+
+	for (int i = 0; i < 60; i++) {
+		snprintf(name, sizeof(name), "d%d/f%02d.yaml", i % 7, i);
+		snprintf(body, sizeof(body), "schema: s\nname: n%d\n---\nschema: t\nname: m%d\n%s",
+			 i, i, i % 5 == 0 ? "---\nbad: [\n" : "");
+		put_file(root, name, body);
+	}
+	put_file(root, "z.json", "{\"schema\":\"j\",\"package\":\"p\",\"name\":\"x\"}\n{}");
+	fbc_load_limits_default(&lim);
+	lim.threads = 3;
+	assert_int_equal(load_dir(root, &lim, &plain, &d1), 0);
+	memset(&c, 0, sizeof(c));
+	st.ctx = &c;
+	fbc_error_init(&e);
+	assert_int_equal(fbc_diags_init(&d2, 0), 0);
+	assert_int_equal(fbc_load_dir_staged(root, &lim, &st, stage_fn, &c, &d2, &e), 0);
+	assert_false(c.blob_in_fn);
+	assert_int_equal(c.s.n, 121);
+	assert_int_equal(c.s.n, plain.n);
+	for (size_t i = 0; i < plain.n; i++)
+		assert_string_equal(c.s.rows[i], plain.rows[i]);
+	for (size_t w = 0; w < FBC_LOAD_MAX_WORKERS; w++)
+		total += c.prepared[w];
+	assert_int_equal(total, 121);
+	assert_int_equal(c.discarded, 0);
+	/* the same findings, in the same order */
+	assert_int_equal(fbc_diags_count(&d2), fbc_diags_count(&d1));
+	for (size_t i = 0; i < fbc_diags_count(&d1); i++) {
+		assert_string_equal(fbc_diags_at(&d2, i)->code, fbc_diags_at(&d1, i)->code);
+		assert_string_equal(fbc_diags_at(&d2, i)->file, fbc_diags_at(&d1, i)->file);
+		assert_int_equal(fbc_diags_at(&d2, i)->line, fbc_diags_at(&d1, i)->line);
+	}
+	seen_dispose(&c.s);
+	fbc_diags_dispose(&d2);
+
+	/* stopped early: every result is either delivered or discarded */
+	memset(&c, 0, sizeof(c));
+	c.s.stop_after = 7;
+	assert_int_equal(fbc_diags_init(&d2, 0), 0);
+	assert_int_equal(fbc_load_dir_staged(root, &lim, &st, stage_fn, &c, &d2, &e),
+			 FBC_ECONFLICT);
+	assert_int_equal(c.s.n, 7);
+	total = 0;
+	for (size_t w = 0; w < FBC_LOAD_MAX_WORKERS; w++)
+		total += c.prepared[w];
+	assert_int_equal(total, c.s.n + c.discarded);
+	seen_dispose(&c.s);
+	seen_dispose(&plain);
+	fbc_diags_dispose(&d1);
+	fbc_diags_dispose(&d2);
+	rm_tree(root);
+}
+
 static void fbc_load_dir__real_catalog(void **state)
 {
 	char root[4096];
@@ -375,6 +489,7 @@ int main(void)
 		cmocka_unit_test(fbc_load_dir__file_limits),
 		cmocka_unit_test(fbc_load_dir__order_is_deterministic_with_threads),
 		cmocka_unit_test(fbc_load_dir__callback_error_stops_threads),
+		cmocka_unit_test(fbc_load_dir_staged__prepares_on_workers_in_load_order),
 		cmocka_unit_test(fbc_load_dir__real_catalog),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
