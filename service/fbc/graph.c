@@ -74,23 +74,37 @@ void fbc_graph_list_dispose(fbc_graph_list *l)
 	l->n = 0;
 }
 
-static int cmp_node_name_ctx(const fbc_graph *g, size_t a, size_t b)
+typedef struct named_idx {
+	const char *name;
+	size_t idx;
+} named_idx;
+
+static int cmp_named_idx(const void *x, const void *y)
 {
-	return strcmp(g->nodes[a].name, g->nodes[b].name);
+	return strcmp(((const named_idx *)x)->name, ((const named_idx *)y)->name);
 }
 
-/* insertion sort by name: lists are short, and it needs no global context */
-static void sort_by_node_name(const fbc_graph *g, size_t *a, size_t n)
+/* Sort node indexes by name. qsort, not an insertion sort: a hostile
+ * channel can have 10^5 heads or stranded entries. */
+static int sort_by_node_name(const fbc_graph *g, size_t *a, size_t n)
 {
-	size_t i, j;
+	named_idx *t;
+	size_t i;
 
-	for (i = 1; i < n; i++) {
-		size_t x = a[i];
-
-		for (j = i; j > 0 && cmp_node_name_ctx(g, a[j - 1], x) > 0; j--)
-			a[j] = a[j - 1];
-		a[j] = x;
+	if (n < 2)
+		return 0;
+	t = malloc(n * sizeof(*t));
+	if (!t)
+		return FBC_ENOMEM;
+	for (i = 0; i < n; i++) {
+		t[i].name = g->nodes[a[i]].name;
+		t[i].idx = a[i];
 	}
+	qsort(t, n, sizeof(*t), cmp_named_idx);
+	for (i = 0; i < n; i++)
+		a[i] = t[i].idx;
+	free(t);
+	return 0;
 }
 
 static bool deprecates(const fbc_deprecation *d, const char *schema, const char *name)
@@ -200,7 +214,8 @@ static int walk_chain(fbc_graph *g, fbc_strmap *skipped)
 			g->stranded[g->n_stranded++] = i;
 		}
 	}
-	sort_by_node_name(g, g->stranded, g->n_stranded);
+	if ((rc = sort_by_node_name(g, g->stranded, g->n_stranded)))
+		goto done;
 	if (g->n_stranded)
 		g->status = FBC_GRAPH_STRANDED;
 done:
@@ -375,7 +390,10 @@ int fbc_graph_build(fbc_graph **out, const fbc_channel *ch, unsigned flags, fbc_
 			g->heads[g->n_heads++] = i;
 		}
 	}
-	sort_by_node_name(g, g->heads, g->n_heads);
+	if (sort_by_node_name(g, g->heads, g->n_heads)) {
+		rc = oom(err);
+		goto done;
+	}
 	if (g->n_entries == 0)
 		g->status = FBC_GRAPH_EMPTY;
 	else if (g->n_heads == 0)
