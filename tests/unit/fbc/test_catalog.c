@@ -1,4 +1,6 @@
-/* The real community-operators catalog validates with zero findings. */
+/* The real community-operators catalog validates with zero findings, and
+ * fbc_catalog_load_dir (typed decoding on the parser threads) builds the
+ * same catalog, with the same findings, as add_meta on the loading thread. */
 #include "service/fbc/model.h"
 #include "service/fbc/validate.h"
 
@@ -7,7 +9,9 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -46,10 +50,192 @@ static void fbc_catalog_load_dir__real_catalog_is_valid(void **state)
 	fbc_diags_dispose(&diags);
 }
 
+/* One line per record and finding, with everything decoding produces. */
+static void fingerprint(FILE *f, const fbc_catalog *cat, const fbc_diags *d)
+{
+	size_t i, k;
+
+	for (i = 0; i < fbc_diags_count(d); i++) {
+		const fbc_diag *g = fbc_diags_at(d, i);
+
+		fprintf(f, "D %s %s:%d %s|%s|%s %s\n", g->code, g->file ? g->file : "-", g->line,
+			g->package ? g->package : "-", g->channel ? g->channel : "-",
+			g->bundle ? g->bundle : "-", g->message);
+	}
+	for (i = 0; i < cat->packages.len; i++) {
+		const fbc_package *p = FBC_CATALOG_AT(cat->packages, fbc_package, i);
+
+		fprintf(f, "P %s %s:%d %s %zu %s\n", p->name, p->loc.file, p->loc.line,
+			p->default_channel, p->n_properties, p->icon_data ? p->icon_data : "-");
+	}
+	for (i = 0; i < cat->channels.len; i++) {
+		const fbc_channel *c = FBC_CATALOG_AT(cat->channels, fbc_channel, i);
+
+		fprintf(f, "C %s/%s %s:%d %zu\n", c->package, c->name, c->loc.file, c->loc.line,
+			c->n_entries);
+		for (k = 0; k < c->n_entries; k++)
+			fprintf(f, " e %s %s %zu %s\n", c->entries[k].name, c->entries[k].replaces,
+				c->entries[k].n_skips, c->entries[k].skip_range);
+	}
+	for (i = 0; i < cat->bundles.len; i++) {
+		const fbc_bundle *b = FBC_CATALOG_AT(cat->bundles, fbc_bundle, i);
+
+		fprintf(f, "B %s/%s %s:%d %s %s %d %zu %zu %zu %zu %s\n", b->package, b->name,
+			b->loc.file, b->loc.line, b->version, b->release, b->has_semver,
+			b->n_provided, b->n_required, b->n_package_reqs, b->n_bundle_objects,
+			b->csv_json ? b->csv_json : "-");
+		for (k = 0; k < b->n_properties; k++)
+			fprintf(f, " p %s %s %d %s\n", b->properties[k].type,
+				b->properties[k].value ? b->properties[k].value : "-",
+				b->property_checks ? b->property_checks[k].state : 9,
+				b->property_checks && b->property_checks[k].error
+					? b->property_checks[k].error
+					: "-");
+		for (k = 0; k < b->n_provided; k++)
+			fprintf(f, " g %s %s %s\n", b->provided[k].group, b->provided[k].version,
+				b->provided[k].kind);
+		for (k = 0; k < b->n_package_reqs; k++)
+			fprintf(f, " r %s %s\n", b->package_reqs[k].package_name,
+				b->package_reqs[k].version_range);
+	}
+	for (i = 0; i < cat->others.len; i++) {
+		const fbc_other *o = FBC_CATALOG_AT(cat->others, fbc_other, i);
+
+		fprintf(f, "O %s %s:%d %s\n", o->schema, o->loc.file, o->loc.line, o->blob);
+	}
+}
+
+typedef struct sync_ctx {
+	fbc_catalog *cat;
+	fbc_diags *diags;
+} sync_ctx;
+
+static int sync_meta(void *ctx, const fbc_meta *m, fbc_error *err)
+{
+	sync_ctx *c = ctx;
+
+	return fbc_catalog_add_meta(c->cat, m, c->diags, err);
+}
+
+/* Fingerprint of root loaded (staged: fbc_catalog_load_dir; or metas added
+ * one by one on this thread), linked and validated; malloc'd. */
+static char *load_print(const char *root, bool staged, unsigned threads)
+{
+	fbc_load_limits lim;
+	fbc_catalog *cat = NULL;
+	fbc_diags diags;
+	fbc_error err;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	fbc_load_limits_default(&lim);
+	lim.threads = threads;
+	fbc_error_init(&err);
+	assert_int_equal(fbc_diags_init(&diags, 0), 0);
+	if (staged) {
+		assert_int_equal(fbc_catalog_load_dir(&cat, root, &lim, &diags, &err), 0);
+	} else {
+		sync_ctx c = {NULL, &diags};
+
+		assert_int_equal(fbc_catalog_create(&cat, &lim, &err), 0);
+		c.cat = cat;
+		assert_int_equal(fbc_load_dir(root, &lim, sync_meta, &c, &diags, &err), 0);
+		assert_int_equal(fbc_catalog_link(cat, &err), 0);
+	}
+	assert_int_equal(fbc_validate(cat, NULL, &diags, &err), 0);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	fingerprint(f, cat, &diags);
+	fclose(f);
+	fbc_catalog_free(cat);
+	fbc_diags_dispose(&diags);
+	return text;
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void fbc_catalog_load_dir__staged_equals_add_meta(void **state)
+{
+	char dir[] = "/tmp/fbc-staged-XXXXXX";
+	char *a, *b, *c;
+	char cmd[1100];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	put(dir, "a.yaml",
+	    "schema: olm.package\nname: p\ndefaultChannel: nope\nicon: {base64data: aGk=, "
+	    "mediatype: image/png}\nproperties:\n- {type: x.y, value: {b: 2, a: [1, 2.5, "
+	    "null, \"q\\\"\\u0001\"]}}\n---\nschema: olm.bundle\nname: p.v1\npackage: "
+	    "p\nimage: quay.io/x/y:1\nproperties:\n- {type: olm.package, value: {packageName: "
+	    "p, version: 1.0.0}}\n- {type: olm.gvk, value: {group: g, kind: [K], version: "
+	    "v1}}\n- {type: olm.gvk, value: {group: g, kind: K, version: v1}}\n- {type: "
+	    "olm.gvk.required, value: {group: g, kind: K, version: 7}}\n- {type: "
+	    "olm.package.required, value: {packageName: o, versionRange: '>=1'}}\n- {type: "
+	    "olm.csv.metadata, value: {installModes: [{type: x, supported: 'yes'}]}}\n- {type: "
+	    "olm.bundle.object, value: {data: 'not base64!'}}\n- {type: olm.bundle.object, "
+	    "value: {data: a2luZDogQ2x1c3RlclNlcnZpY2VWZXJzaW9uCg==}}\n- {type: "
+	    "olm.package}\n---\nschema: olm.channel\npackage: p\nname: s\nentries:\n- "
+	    "{name: p.v1, skips: [a, '', 3]}\n---\nschema: my.other\npackage: p\nz: 1\na: "
+	    "{y: [3, {k: v}]}\n---\n- not an object\n---\nschema: olm.bundle\nname: "
+	    "b2\nName: dup\n");
+	put(dir, "b.json",
+	    "{\"schema\":\"olm.deprecations\",\"package\":\"p\",\"entries\":[{"
+	    "\"reference\":{\"schema\":\"olm.bundle\",\"name\":\"p.v1\"},\"message\":"
+	    "\"m\"}]}\n{\"schema\":\"olm.package\",\"name\":7}\n{\"schema\":"
+	    "\"olm.channel\",\"package\":\"p\",\"name\":\"s2\",\"entries\":[{\"name\":"
+	    "\"p.v1\"}],\"properties\":[{\"type\":\"t\",\"value\":{\"b\":1E+20}}]}\n");
+	a = load_print(dir, false, 1);
+	b = load_print(dir, true, 1);
+	c = load_print(dir, true, 3);
+	assert_non_null(strstr(a, "D C11 ")); /* the tree exercises findings */
+	assert_non_null(strstr(a, "D L11 "));
+	assert_non_null(strstr(a, "B p/p.v1 a.yaml:8 1.0.0  1 1 0 1 2 {\"kind\""));
+	assert_string_equal(a, b);
+	assert_string_equal(a, c);
+	free(a);
+	free(b);
+	free(c);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void fbc_catalog_load_dir__staged_equals_add_meta_on_real_catalog(void **state)
+{
+	const char *base = getenv("FBC_DATA_DIR");
+	char root[1024];
+	struct stat st;
+	char *a, *b;
+
+	(void)state;
+	snprintf(root, sizeof(root), "%s/community-operators/catalog-v4.20",
+		 base ? base : "/work/shared/data");
+	if (stat(root, &st) != 0)
+		skip();
+	a = load_print(root, false, 2);
+	b = load_print(root, true, 2);
+	assert_true(strlen(a) > 10000000); /* the property values are in it */
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fbc_catalog_load_dir__real_catalog_is_valid),
+		cmocka_unit_test(fbc_catalog_load_dir__staged_equals_add_meta),
+		cmocka_unit_test(fbc_catalog_load_dir__staged_equals_add_meta_on_real_catalog),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
