@@ -258,6 +258,46 @@ req POST /v1/validate -H 'Content-Type: application/gzip' --data-binary "@$T/bad
 expect_code 200 "POST /v1/validate"
 jcheck "j['valid'] is False" "validate reports invalid"
 
+# ---- concurrent pushes of two contents to one catalog: a consistent history
+req POST /v1/catalogs -H "$AUTH" -d '{"name":"conc"}'; expect_code 201 "create catalog conc"
+python3 - "$T/render.jsonl" "$T/variant.jsonl" <<'PY'
+import json, sys
+out = open(sys.argv[2], "w")
+done = False
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    if not done and o["schema"] == "olm.package":
+        o["description"] = "changed for the concurrency test"
+        done = True
+    out.write(json.dumps(o, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n")
+PY
+PIDS=
+for f in render variant; do
+	curl -s -o "$T/conc.$f" -w '%{http_code}' -X PUT -H "$AUTH" -H 'Content-Type: application/jsonl' \
+		--data-binary "@$T/$f.jsonl" "$B/v1/catalogs/conc/content" >"$T/conc.$f.code" &
+	PIDS="$PIDS $!"
+done
+for p in $PIDS; do wait "$p"; done
+[ "$(cat "$T/conc.render.code")" = 201 ] && [ "$(cat "$T/conc.variant.code")" = 201 ] && pass ||
+	fail "concurrent pushes: HTTP $(cat "$T/conc.render.code") and $(cat "$T/conc.variant.code")"
+req GET /v1/catalogs/conc/revisions
+python3 - "$T/body" "$T/conc.render" "$T/conc.variant" <<'PY' && pass || fail "revision history after concurrent pushes"
+import json, sys
+revs = json.load(open(sys.argv[1]))["items"]
+pushed = {json.load(open(p))["digest"] for p in sys.argv[2:]}
+nums = sorted(r["revision"] for r in revs)
+current = [r for r in revs if r["current"]]
+ok = nums == [1, 2] and {r["digest"] for r in revs} == pushed and len(current) == 1 \
+     and current[0]["revision"] == 2
+if not ok: print("    ", json.dumps(revs)[:800])
+sys.exit(0 if ok else 1)
+PY
+CUR=$(python3 -c "import json; print([r['digest'] for r in json.load(open('$T/body'))['items'] if r['current']][0])")
+req GET /catalogs/conc/api/v1/all
+grep -qi "^etag: \"$CUR\"" "$T/hdr" && pass || fail "api/v1/all of conc serves the current revision"
+if [ "$CUR" = "$DIGEST" ]; then cmp -s "$T/body" "$T/render.jsonl"; else cmp -s "$T/body" "$T/variant.jsonl"; fi &&
+	pass || fail "api/v1/all of conc is the current revision's content"
+
 # ---- PostgreSQL restarts under the running service
 sh "$LIB/pg-restart.sh" "$PGDIR" && pass || fail "pg restart"
 # catalog and revision reads are never served from the response cache
