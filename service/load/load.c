@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,14 +78,43 @@ static int add_entry(walk *w, const char *rel, const char *abs, size_t size, con
 	return 0;
 }
 
-/* Read a whole file into a malloc'd buffer of at most max bytes. Returns 0,
- * FBC_ELIMIT, FBC_EIO (errno kept) or FBC_ENOMEM. */
-static int read_file(char **out, size_t *out_len, const char *path, size_t max, bool *is_dir)
+/*
+ * File contents live in their own anonymous mappings, not in the malloc
+ * heap: a freed multi-megabyte malloc block makes glibc raise its mmap
+ * threshold, after which the next files and the catalog's arena chunks come
+ * from the heaps of the parser threads and freed space stays resident
+ * (about 2 MB more peak RSS on the real catalog).
+ */
+static char *data_alloc(size_t n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static char *data_grow(char *p, size_t old, size_t n)
+{
+	void *q = mremap(p, old, n, MREMAP_MAYMOVE);
+
+	return q == MAP_FAILED ? NULL : q;
+}
+
+static void data_free(char *p, size_t n)
+{
+	if (p != NULL)
+		munmap(p, n);
+}
+
+/* Read a whole file into a data_alloc'd buffer (*out_size bytes mapped) of
+ * at most max bytes. Returns 0, FBC_ELIMIT, FBC_EIO (errno kept) or
+ * FBC_ENOMEM. */
+static int read_file(char **out, size_t *out_len, size_t *out_size, const char *path, size_t max,
+		     bool *is_dir)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	char *buf = NULL;
-	size_t cap, len = 0;
+	size_t cap = 0, len = 0;
 	int rc = 0, saved;
 
 	*is_dir = false;
@@ -110,7 +140,7 @@ static int read_file(char **out, size_t *out_len, const char *path, size_t max, 
 		goto done;
 	}
 	cap = (size_t)st.st_size + 1;
-	buf = malloc(cap + 1);
+	buf = data_alloc(cap + 1);
 	if (buf == NULL) {
 		rc = FBC_ENOMEM;
 		goto done;
@@ -119,17 +149,19 @@ static int read_file(char **out, size_t *out_len, const char *path, size_t max, 
 		ssize_t n;
 		if (len == cap) {
 			char *nb;
+			size_t ncap;
 			if (cap > max) {
 				rc = FBC_ELIMIT; /* the file grew past the limit */
 				goto done;
 			}
-			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-			nb = realloc(buf, cap + 1);
+			ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+			nb = data_grow(buf, cap + 1, ncap + 1);
 			if (nb == NULL) {
 				rc = FBC_ENOMEM;
 				goto done;
 			}
 			buf = nb;
+			cap = ncap;
 		}
 		n = read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)
@@ -149,10 +181,11 @@ static int read_file(char **out, size_t *out_len, const char *path, size_t max, 
 	buf[len] = 0;
 	*out = buf;
 	*out_len = len;
+	*out_size = cap + 1;
 	buf = NULL;
 done:
 	saved = errno;
-	free(buf);
+	data_free(buf, cap + 1);
 	close(fd);
 	errno = saved;
 	return rc;
@@ -161,16 +194,16 @@ done:
 static int add_ignore_file(walk *w, const char *dir_rel, const char *abs)
 {
 	char *data = NULL;
-	size_t len = 0;
+	size_t len = 0, size = 0;
 	bool is_dir;
-	int rc = read_file(&data, &len, abs, w->lim->max_file_bytes, &is_dir);
+	int rc = read_file(&data, &len, &size, abs, w->lim->max_file_bytes, &is_dir);
 
 	if (rc == FBC_ENOMEM)
 		return fbc_error_set(w->err, rc, abs, "out of memory");
 	if (rc != 0)
 		return 0; /* an unreadable .indexignore adds no patterns */
 	rc = fbc_ignore_add_file(w->ig, dir_rel, data, len, w->err);
-	free(data);
+	data_free(data, size);
 	return rc;
 }
 
@@ -291,7 +324,7 @@ static void parse_entry(entry *e, const fbc_load_limits *lim, const fbc_load_sta
 {
 	fbc_load_stagecall sc = {stage, worker, e->rel};
 	char *data = NULL;
-	size_t len = 0;
+	size_t len = 0, size = 0;
 	bool is_dir = false;
 	int rc;
 
@@ -299,7 +332,7 @@ static void parse_entry(entry *e, const fbc_load_limits *lim, const fbc_load_sta
 		e->rc = fbc_load_item_finding(&e->items, e->code, 0, "%s", e->finding);
 		return;
 	}
-	rc = read_file(&data, &len, e->abs, lim->max_file_bytes, &is_dir);
+	rc = read_file(&data, &len, &size, e->abs, lim->max_file_bytes, &is_dir);
 	if (rc == FBC_ELIMIT) {
 		e->rc = fbc_load_item_finding(&e->items, "LIMIT", 0,
 					      "file exceeds the max_file_bytes limit (%zu)",
@@ -313,7 +346,7 @@ static void parse_entry(entry *e, const fbc_load_limits *lim, const fbc_load_sta
 		e->rc = fbc_load_parse_data_staged(&e->items, data, len, lim,
 						   stage != NULL ? &sc : NULL);
 	}
-	free(data);
+	data_free(data, size);
 }
 
 typedef struct deliver {
