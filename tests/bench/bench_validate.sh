@@ -74,7 +74,7 @@ report() {
 		printf "  wall ratio validate/tokenize : %6.2fx (target <= 1.5x)%s\n", tr, tr <= 1.5 ? "" : "  ABOVE TARGET"
 		printf "  cpu ratio validate/tokenize  : %6.2fx\n", cr
 		printf "  peak RSS / input bytes       : %6.2fx (target <= 2x)%s\n", mr, mr <= 2 ? "" : "  ABOVE TARGET"
-		printf "  validate throughput          : %6.1f MiB/s\n", vs > 0 ? mb / vs : 0
+		printf "  validate throughput          : %6.1f MiB/s\n", (vs > 0 ? mb / vs : 0)
 	}'
 }
 
