@@ -125,7 +125,8 @@ void fbc_http_body(fbc_http_resp *resp, int status, const char *content_type, co
 		   size_t len);
 void fbc_http_resp_header(fbc_http_resp *resp, const char *name, const char *value);
 
-/* Parse the body as a JSON object (bounded nesting); problems set on failure. */
+/* Parse the body as a JSON object (size bounded by the server, nesting by
+ * jansson); a 400 problem is set on failure. */
 int fbc_http_read_json_object(json_t **out, fbc_http_req *req, fbc_http_resp *resp);
 
 /* ?limit= (default def, 1..max) and ?cursor= (opaque, NULL when absent).

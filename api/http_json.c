@@ -9,7 +9,6 @@
 #include <strings.h>
 #include <zlib.h>
 
-#define MAX_JSON_DEPTH 32
 
 static const char *status_title(int status)
 {

@@ -23,6 +23,15 @@ cleanup() {
 trap cleanup EXIT
 URL=$(sh "$LIB/pg-start.sh" "$PGDIR") || { [ $? -eq 77 ] && skip "no PostgreSQL"; echo "FAIL: pg-start"; exit 1; }
 
+# configuration errors name the file and line (and the server does not start)
+printf 'listen: 127.0.0.1:1\nreadAuth: sometimes\n' >"$T/bad.yaml"
+run serve --config "$T/bad.yaml" --database-url "$URL" --data-dir "$T/data"
+expect_rc 2 "serve with a bad config file"
+expect_grep "bad.yaml:2: readAuth" "$T/err" "config error names file:line"
+FBCD_READ_AUTH=never "$FBCD" serve --database-url "$URL" >"$T/out" 2>"$T/err"; RC=$?
+expect_rc 2 "serve with a bad FBCD_READ_AUTH"
+expect_grep "FBCD_READ_AUTH" "$T/err" "env error names the variable"
+
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 ADMIN=it-admin-token-0123456789abcdef
 B=http://127.0.0.1:$PORT
@@ -316,4 +325,19 @@ wait "$SERVE_PID" || RC=$?
 SERVE_PID=
 [ "$RC" -eq 0 ] && pass || fail "fbcd serve exit status $RC after SIGTERM"
 grep -q "stopped" "$T/serve.log" && pass || fail "no clean stop in the log"
+
+# ---- reads behind a token (readAuth: token from a config file)
+printf 'readAuth: token\nlisten: 127.0.0.1:%s\n' "$PORT" >"$T/serve.yaml"
+"$FBCD" serve --config "$T/serve.yaml" --database-url "$URL" --data-dir "$T/data" \
+	>"$T/serve2.log" 2>&1 &
+SERVE_PID=$!
+i=0
+until curl -sf "$B/healthz" >/dev/null 2>&1; do
+	i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.1
+done
+req GET /v1/catalogs; expect_code 401 "read without a token when reads need one"
+req GET /v1/catalogs -H "Authorization: Bearer $READ"; expect_code 200 "read with a read token"
+req GET /healthz; expect_code 200 "healthz stays open"
+req GET /openapi.json; expect_code 200 "openapi.json stays open"
+kill -TERM "$SERVE_PID"; wait "$SERVE_PID"; SERVE_PID=
 finish
