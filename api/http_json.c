@@ -9,7 +9,6 @@
 #include <strings.h>
 #include <zlib.h>
 
-
 static const char *status_title(int status)
 {
 	switch (status) {
