@@ -156,7 +156,7 @@ typedef int (*fbc_http_auth_fn)(void *app, const char *authorization, unsigned *
 
 typedef struct fbc_http_server_opts {
 	const char *listen; /* "ADDR:PORT", "[v6]:PORT" or ":PORT" */
-	unsigned threads;   /* thread pool size (0 = number of CPUs, max 64) */
+	unsigned threads;   /* thread pool size (0 = 2 per CPU, at least 4; max 64) */
 	size_t max_body;    /* request body limit in bytes */
 	bool read_auth;	    /* reads need a token with the read scope */
 	fbc_http_auth_fn auth;

@@ -306,7 +306,7 @@ static void usage(FILE *f)
 		"  --data-dir DIR         data directory (FBCD_DATA_DIR; ./fbcd-data)\n"
 		"  --config FILE          YAML configuration file (FBCD_CONFIG)\n"
 		"  --read-auth open|token reads are open or need a 'read' token (FBCD_READ_AUTH)\n"
-		"  --threads N            HTTP worker threads (FBCD_THREADS; 0 = CPUs)\n"
+		"  --threads N            HTTP worker threads (FBCD_THREADS; 0 = 2 per CPU, >= 4)\n"
 		"  --max-body BYTES       request body limit (FBCD_MAX_BODY; 512 MiB)\n"
 		"  --pool-size N          database connections (FBCD_POOL_SIZE; 16)\n"
 		"  --access-log           log one line per request (FBCD_ACCESS_LOG)\n"

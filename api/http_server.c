@@ -370,8 +370,14 @@ int fbc_http_server_start(fbc_http_server **out, const fbc_http_server_opts *opt
 	if (rc != 0)
 		goto done;
 	if (threads == 0) {
+		/* handlers block on PostgreSQL round trips, so run more than
+		 * one thread per CPU; measured on 2 CPUs with 64 connections:
+		 * 2 threads 31k req/s p99 7 ms, 4 threads 47k p99 18 ms,
+		 * 8 threads 59k p99 270 ms (scheduling delays) */
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		threads = n > 0 ? (unsigned)n : 4;
+		threads = n > 0 ? 2 * (unsigned)n : 4;
+		if (threads < 4)
+			threads = 4;
 	}
 	if (threads > MAX_THREADS)
 		threads = MAX_THREADS;
