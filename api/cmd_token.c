@@ -128,11 +128,18 @@ int fbc_cmd_token(int argc, char **argv)
 		goto done;
 	}
 	if (!strcmp(sub, "create")) {
-		if (fbc_db_token_create(&token, NULL, db, scope, desc, &err) != 0) {
+		json_t *info = NULL;
+		if (fbc_db_token_create(&token, &info, db, scope, desc, &err) != 0) {
 			report(&err);
 			goto done;
 		}
 		printf("%s\n", token);
+		/* the id (for `fbcd token revoke`) goes to stderr: stdout is the secret alone */
+		json_t *idj = json_object_get(info, "id");
+		if (json_is_integer(idj))
+			fprintf(stderr, "fbcd token: created token id %lld with scope %s\n",
+				(long long)json_integer_value(idj), fbc_db_scope_name(scope));
+		json_decref(info);
 	} else if (fbc_db_token_revoke(db, id, &err) != 0) {
 		report(&err);
 		status = err.code == FBC_ENOTFOUND ? 1 : 2;

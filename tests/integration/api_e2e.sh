@@ -93,6 +93,13 @@ expect_code 403 "create with a read token"
 jcheck "j['code']=='forbidden'" "403 problem code"
 req POST /v1/catalogs -H "Authorization: Bearer wrong-token-0123456789" -d '{"name":"community"}'
 expect_code 401 "create with an unknown token"
+"$FBCD" token create --scope write --database-url "$URL" >"$T/wtok" 2>"$T/werr" && pass || fail "token create write"
+WID=$(sed -n 's/.*created token id \([0-9]*\).*/\1/p' "$T/werr")
+req POST /v1/catalogs -H "Authorization: Bearer $(cat "$T/wtok")" -d '{"name":"revoked-test"}'
+expect_code 201 "create with a write token"
+"$FBCD" token revoke "$WID" --database-url "$URL" 2>"$T/err" && pass || fail "token revoke $WID"
+req POST /v1/catalogs -H "Authorization: Bearer $(cat "$T/wtok")" -d '{"name":"revoked-test2"}'
+expect_code 401 "create with a revoked token"
 req POST /v1/catalogs -H "$AUTH" -d '{"name":"community","priority":5,"displayName":"Community"}'
 expect_code 201 "create catalog"
 jcheck "j['name']=='community' and j['priority']==5 and j['currentRevision'] is None" "created catalog"
