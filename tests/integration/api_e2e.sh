@@ -128,7 +128,7 @@ cmp -s "$T/body" "$T/render.jsonl" && pass || fail "api/v1/all differs from fbcd
 grep -qi '^content-type: application/jsonl' "$T/hdr" && pass || fail "api/v1/all content type"
 grep -qi "^etag: \"$DIGEST\"" "$T/hdr" && pass || fail "api/v1/all ETag is the digest"
 
-python3 - "$B" "$T/render.jsonl" <<'PY' && pass || fail "packages, channels, bundles and entries match the files"
+python3 - "$B" "$T/render.jsonl" <<'PY' && pass || fail "packages, channels, entries, edges and every bundle match the files"
 import json, sys, urllib.request
 base, path = sys.argv[1], sys.argv[2]
 def get(p):
@@ -184,13 +184,17 @@ for name, p in pkgs.items():
     if got != bundles.get(name, set()):
         bad.append(name + ": bundles")
 for b in blobs:
-    if b["schema"] != "olm.bundle" or b["package"] != "hive-operator":
+    if b["schema"] != "olm.bundle":
         continue
-    d = get(f"/v1/catalogs/community/packages/hive-operator/bundles/{b['name']}")
+    d = get(f"/v1/catalogs/community/packages/{b['package']}/bundles/{b['name']}")
     if d["image"] != b.get("image") or len(d["properties"]) != len(b.get("properties", [])):
         bad.append("bundle " + b["name"])
     if [r["image"] for r in d["relatedImages"]] != [r["image"] for r in b.get("relatedImages", [])]:
         bad.append("related images of " + b["name"])
+    want_ch = sorted(cn for cn, c in chans.get(b["package"], {}).items()
+                     if any(e["name"] == b["name"] for e in c["entries"]))
+    if sorted(d["channels"]) != want_ch:
+        bad.append("channels of " + b["name"])
 for x in bad[:20]:
     print("    mismatch:", x)
 sys.exit(1 if bad else 0)
