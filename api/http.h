@@ -104,6 +104,10 @@ const fbc_http_route *fbc_http_route_match(const fbc_http_route *routes, size_t 
 					   const char *method, const char *path, fbc_http_req *req,
 					   bool *path_matched);
 
+/* The methods served on path, for an Allow header ("GET, HEAD, DELETE"). */
+char *fbc_http_route_allow(const fbc_http_route *routes, size_t n, const char *path,
+			   fbc_arena *arena);
+
 const char *fbc_http_param(const fbc_http_req *req, const char *name);
 const char *fbc_http_query(const fbc_http_req *req, const char *name);
 

@@ -1,6 +1,7 @@
 /* Table-driven routing: method + path pattern with {param} segments. */
 #include "api/http.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Match one pattern against path; on success fill params (arena copies). */
@@ -65,6 +66,26 @@ const fbc_http_route *fbc_http_route_match(const fbc_http_route *routes, size_t 
 			return r;
 	}
 	return NULL;
+}
+
+char *fbc_http_route_allow(const fbc_http_route *routes, size_t n, const char *path,
+			   fbc_arena *arena)
+{
+	char buf[128];
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		if (!match_pattern(routes[i].pattern, path, NULL))
+			continue;
+		bool get = strcmp(routes[i].method, "GET") == 0;
+		int w = snprintf(buf + o, sizeof(buf) - o, "%s%s%s", o ? ", " : "",
+				 routes[i].method, get ? ", HEAD" : "");
+		if (w < 0 || (size_t)w >= sizeof(buf) - o)
+			break;
+		o += (size_t)w;
+	}
+	return fbc_arena_strdup(arena, buf);
 }
 
 const char *fbc_http_param(const fbc_http_req *req, const char *name)

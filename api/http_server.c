@@ -76,7 +76,9 @@ int fbc_http_dispatch(const fbc_http_server_opts *opts, fbc_http_req *req, fbc_h
 				 &path_matched);
 	if (!r) {
 		if (path_matched) {
-			fbc_http_resp_header(resp, "Allow", "GET, HEAD, POST, PUT, DELETE");
+			char *allow = fbc_http_route_allow(opts->routes, opts->n_routes, req->path,
+							   req->arena);
+			fbc_http_resp_header(resp, "Allow", allow ? allow : "");
 			return fbc_http_problem(resp, req, 405, "method_not_allowed",
 						"%s is not allowed on %s", req->method, req->path);
 		}

@@ -165,6 +165,8 @@ static void fbc_http_route_match__distinguishes_404_and_405(void **state)
 	assert_false(pm);
 	assert_null(fbc_http_route_match(test_routes, 6, "GET", "/things/", &req, &pm));
 	assert_null(fbc_http_route_match(test_routes, 6, "GET", "/thingsx/1", &req, &pm));
+	char *allow = fbc_http_route_allow(test_routes, 6, "/things/1", a);
+	assert_string_equal(allow, "GET, HEAD, DELETE");
 	/* HEAD is answered by GET routes */
 	assert_non_null(fbc_http_route_match(test_routes, 6, "HEAD", "/things/1", &req, &pm));
 	fbc_arena_free(a);
