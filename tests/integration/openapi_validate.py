@@ -103,6 +103,8 @@ def main():
         except urllib.error.HTTPError as e:
             status, ctype, body = e.code, e.headers.get("Content-Type", ""), e.read()
         resp = resolve(doc, op["responses"].get(str(status)))
+        if resp is None and status >= 400:
+            resp = resolve(doc, op["responses"].get("default"))
         if resp is None:
             print(f"{full}: status {status} is not documented for {template}")
             failures += 1
