@@ -306,13 +306,14 @@ static int build_edges(fbc_graph *g, size_t node_cap, fbc_error *err)
 int fbc_graph_build(fbc_graph **out, const fbc_channel *ch, unsigned flags, fbc_error *err)
 {
 	fbc_graph *g = NULL;
-	fbc_strmap incoming, skipped;
+	fbc_strmap incoming, skipped, deprecated;
 	const fbc_deprecation *dep = ch && ch->pkg ? ch->pkg->deprecation : NULL;
 	size_t i, k, node_cap;
 	int rc = 0;
 
 	fbc_strmap_init(&incoming);
 	fbc_strmap_init(&skipped);
+	fbc_strmap_init(&deprecated);
 	if (!ch)
 		return fbc_error_set(err, FBC_EINVAL, NULL, "graph: no channel");
 	g = calloc(1, sizeof(*g));
@@ -337,6 +338,14 @@ int fbc_graph_build(fbc_graph **out, const fbc_channel *ch, unsigned flags, fbc_
 	}
 	g->channel_deprecated = deprecates(dep, "olm.channel", ch->name);
 	g->package_deprecated = deprecates(dep, "olm.package", "");
+	/* deprecated bundle names as a set: one scan, not one per entry */
+	for (i = 0; dep && i < dep->n_entries; i++) {
+		if (strcmp(dep->entries[i].schema, "olm.bundle") == 0 &&
+		    fbc_strmap_add(&deprecated, dep->entries[i].name, NULL) < 0) {
+			rc = oom(err);
+			goto done;
+		}
+	}
 	/* entries, first of each name */
 	for (i = 0; i < ch->n_entries; i++) {
 		const fbc_channel_entry *e = &ch->entries[i];
@@ -356,7 +365,7 @@ int fbc_graph_build(fbc_graph **out, const fbc_channel *ch, unsigned flags, fbc_
 		n->version = e->bundle ? e->bundle->version : "";
 		n->release = e->bundle ? e->bundle->release : "";
 		n->classic_pos = FBC_GRAPH_NONE;
-		n->deprecated = deprecates(dep, "olm.bundle", e->name);
+		n->deprecated = fbc_strmap_has(&deprecated, e->name);
 		if (e->bundle && e->bundle->has_semver) {
 			g->priv->versions[g->n_nodes] = e->bundle->semver;
 			g->priv->has_version[g->n_nodes] = true;
@@ -415,6 +424,7 @@ int fbc_graph_build(fbc_graph **out, const fbc_channel *ch, unsigned flags, fbc_
 done:
 	fbc_strmap_dispose(&incoming);
 	fbc_strmap_dispose(&skipped);
+	fbc_strmap_dispose(&deprecated);
 	fbc_graph_free(g);
 	return rc;
 }

@@ -379,29 +379,63 @@ static void check_entries_have_bundles(vctx *v)
 /* ------------------------------------------------------------------ */
 /* C20-C28 deprecations                                                */
 
-static bool package_has_bundle(const fbc_package *p, const char *name)
+/* The entry names of a package's channels, built on first use: C25 and V12
+ * look up every deprecated bundle, and a scan per look-up is quadratic. */
+typedef struct entry_set {
+	const fbc_package *p;
+	fbc_strmap names;
+	bool built;
+} entry_set;
+
+static void entry_set_init(entry_set *s, const fbc_package *p)
+{
+	s->p = p;
+	s->built = false;
+	fbc_strmap_init(&s->names);
+}
+
+static bool package_has_bundle(vctx *v, entry_set *s, const char *name)
 {
 	size_t j, k;
 
-	if (fbc_package_bundle(p, name))
+	if (fbc_package_bundle(s->p, name))
 		return true;
-	for (j = 0; j < p->n_channels; j++) {
-		for (k = 0; k < p->channels[j]->n_entries; k++) {
-			if (strcmp(p->channels[j]->entries[k].name, name) == 0)
-				return true;
+	for (j = 0; !s->built && j < s->p->n_channels; j++) {
+		for (k = 0; k < s->p->channels[j]->n_entries; k++) {
+			if (fbc_strmap_add(&s->names, s->p->channels[j]->entries[k].name, NULL) <
+			    0) {
+				nomem(v);
+				return false;
+			}
 		}
 	}
-	return false;
+	s->built = true;
+	return fbc_strmap_has(&s->names, name);
+}
+
+/* C24: a (schema, name) reference seen before in this deprecation. */
+static bool seen_reference(vctx *v, fbc_strmap *seen, fbc_arena *a, const fbc_deprecation_entry *e)
+{
+	/* length-prefixed, so that no two pairs make the same key */
+	const char *key = fbc_arena_printf(a, "%zu:%s%s", strlen(e->schema), e->schema, e->name);
+	int r = key ? fbc_strmap_add(seen, key, NULL) : -1;
+
+	if (r < 0)
+		nomem(v);
+	return r == 0;
 }
 
 static void check_deprecations(vctx *v)
 {
-	size_t i, j, k;
+	size_t i, j;
 
 	for (i = 0; i < v->cat->deprecations.len && !v->rc; i++) {
 		const fbc_deprecation *d = FBC_CATALOG_AT(v->cat->deprecations, fbc_deprecation, i);
 		const fbc_package *p = fbc_catalog_package(v->cat, d->package);
 		quotes qs = {.next = 0};
+		fbc_arena *keys = NULL;
+		fbc_strmap seen;
+		entry_set es;
 
 		if (!*d->package) {
 			add(v, "C20", &d->loc, NULL, NULL, NULL,
@@ -418,9 +452,14 @@ static void check_deprecations(vctx *v)
 			add(v, "C22", &d->loc, d->package, NULL, NULL,
 			    "expected a maximum of one deprecation per package: %s",
 			    q(&qs, d->package));
-		for (j = 0; j < d->n_entries; j++) {
+		if (fbc_arena_create(&keys, 0)) {
+			nomem(v);
+			break;
+		}
+		fbc_strmap_init(&seen);
+		entry_set_init(&es, p);
+		for (j = 0; j < d->n_entries && !v->rc; j++) {
 			const fbc_deprecation_entry *e = &d->entries[j];
-			bool dup = false;
 
 			qs.next = 0;
 			if (!*e->schema) {
@@ -429,10 +468,7 @@ static void check_deprecations(vctx *v)
 				    j, q(&qs, d->package));
 				continue;
 			}
-			for (k = 0; k < j && !dup; k++)
-				dup = strcmp(d->entries[k].schema, e->schema) == 0 &&
-				      strcmp(d->entries[k].name, e->name) == 0;
-			if (dup) {
+			if (seen_reference(v, &seen, keys, e)) {
 				add(v, "C24", &d->loc, d->package, NULL, NULL,
 				    "duplicate deprecation entry "
 				    "declcfg.PackageScopedReference{Schema:%s, Name:%s} for "
@@ -441,7 +477,7 @@ static void check_deprecations(vctx *v)
 				continue;
 			}
 			if (strcmp(e->schema, "olm.bundle") == 0) {
-				if (!package_has_bundle(p, e->name))
+				if (!package_has_bundle(v, &es, e->name))
 					add(v, "C25", &d->loc, d->package, NULL, e->name,
 					    "cannot deprecate bundle %s for package %s: bundle not "
 					    "found",
@@ -467,6 +503,9 @@ static void check_deprecations(vctx *v)
 				    q(&qs, e->schema), q(&qs, e->name), j, q(&qs, d->package));
 			}
 		}
+		fbc_strmap_dispose(&seen);
+		fbc_strmap_dispose(&es.names);
+		fbc_arena_free(keys);
 	}
 }
 
@@ -650,11 +689,13 @@ done:
 static void check_deprecation_messages(vctx *v, const fbc_package *p)
 {
 	const fbc_deprecation *d = p->deprecation;
+	entry_set es;
 	size_t j;
 
 	if (!d)
 		return;
-	for (j = 0; j < d->n_entries; j++) {
+	entry_set_init(&es, p);
+	for (j = 0; j < d->n_entries && !v->rc; j++) {
 		const fbc_deprecation_entry *e = &d->entries[j];
 		const char *ch = NULL, *bundle = NULL;
 
@@ -668,7 +709,7 @@ static void check_deprecation_messages(vctx *v, const fbc_package *p)
 				continue;
 			ch = e->name;
 		} else if (strcmp(e->schema, "olm.bundle") == 0) {
-			if (!package_has_bundle(p, e->name))
+			if (!package_has_bundle(v, &es, e->name))
 				continue;
 			bundle = e->name;
 		} else {
@@ -677,6 +718,7 @@ static void check_deprecation_messages(vctx *v, const fbc_package *p)
 		add(v, "V12", &d->loc, p->name, ch, bundle,
 		    "invalid deprecation: message must be set");
 	}
+	fbc_strmap_dispose(&es.names);
 }
 
 static void check_model(vctx *v)

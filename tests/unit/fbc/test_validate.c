@@ -5,6 +5,7 @@
  * quotes before decoding) to keep them readable.
  */
 #include "fbc_test_util.h"
+#include "service/base/buf.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -515,6 +517,67 @@ static void validate__bundle_object_without_value_reported_once(void **state)
 	tcat_dispose(&t);
 }
 
+/* C24 keys cannot collide, and deprecations scale: C24, C25 and V12 use sets,
+ * and the graph marks deprecated entries from a set (these loops were
+ * quadratic: 100k references took minutes). */
+static void check_deprecations__unambiguous_and_linear(void **state)
+{
+	const size_t n = 50000;
+	struct timespec t0, t1;
+	fbc_buf b;
+	tcat t;
+	double ms;
+
+	(void)state;
+	run(&t,
+	    BASE DEP("{'reference':{'schema':'a\\u001fb','name':'c'},'message':'m'},"
+		     "{'reference':{'schema':'a','name':'b\\u001fc'},'message':'m'},"
+		     "{'reference':{'schema':'olm.bundle','name':'foo.v1.0.0'},'message':'m'},"
+		     "{'reference':{'schema':'olm.bundle','name':'foo.v1.0.0'},'message':'m'}"),
+	    false);
+	assert_int_equal(tcat_count(&t, "C24"), 1);
+	assert_int_equal(tcat_count(&t, "C28"), 2);
+	tcat_dispose(&t);
+
+	fbc_buf_init(&b, 0);
+	assert_int_equal(fbc_buf_puts(&b, P B1 "{\"schema\":\"olm.channel\",\"name\":\"stable\","
+					       "\"package\":\"foo\",\"entries\":[{\"name\":"
+					       "\"foo.v1.0.0\"}"),
+			 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(fbc_buf_printf(&b, ",{\"name\":\"e%06zu\",\"skips\":[\"z\"]}", i),
+				 0);
+	assert_int_equal(fbc_buf_puts(&b, "]}\n{\"schema\":\"olm.deprecations\",\"package\":"
+					  "\"foo\",\"entries\":["),
+			 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(fbc_buf_printf(&b,
+						"%s{\"reference\":{\"schema\":\"olm.bundle\","
+						"\"name\":\"%c%06zu\"},\"message\":\"\"}",
+						i ? "," : "", i % 2 ? 'e' : 'm', i),
+				 0);
+	assert_int_equal(fbc_buf_puts(&b, "]}\n"), 0);
+	memset(&t, 0, sizeof(t));
+	{
+		char *text = sq(b.data); /* P and B1 are written with single quotes */
+
+		tcat_load(&t, text);
+		free(text);
+	}
+	t.diags.max = 10 * n; /* keep every finding (C19 for each entry, then C25/V12) */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(fbc_validate(t.cat, NULL, &t.diags, NULL), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	/* every other reference names an entry (V12: no message), the rest none (C25) */
+	assert_int_equal(tcat_count(&t, "C25"), n / 2);
+	assert_int_equal(tcat_count(&t, "V12"), n / 2);
+	assert_int_equal(tcat_count(&t, "C24"), 0);
+	assert_true(ms < 3000.0);
+	tcat_dispose(&t);
+	fbc_buf_dispose(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -527,6 +590,7 @@ int main(void)
 		cmocka_unit_test(add_meta__null_array_elements_are_zero_values),
 		cmocka_unit_test(gt_check__int32_range),
 		cmocka_unit_test(validate__bundle_object_without_value_reported_once),
+		cmocka_unit_test(check_deprecations__unambiguous_and_linear),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
