@@ -17,9 +17,11 @@ command -v curl >/dev/null || skip "curl is not installed"
 
 PGDIR=$(mktemp -d "${TMPDIR:-/tmp}/fbcd-pg.XXXXXX")
 SERVE_PID=
+SERVE2_PID=
 NGINX_PID=
 cleanup() {
 	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null
+	[ -n "$SERVE2_PID" ] && kill "$SERVE2_PID" 2>/dev/null
 	[ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null
 	if [ -f "$PGDIR/url" ]; then sh "$LIB/pg-stop.sh" "$PGDIR"; else rm -rf "$PGDIR"; fi
 	rm -rf "$T"
@@ -93,9 +95,20 @@ bench() {
 	printf '%-34s %12s req/s   p99 %10s  %s\n' "$1" "$rps" "$p99" "$errs"
 	echo "$rps" >"$T/rps.$3"
 }
+# a second instance without the response cache: every request queries PostgreSQL
+PORT2=$(free_port)
+"$FBCD" serve --listen "127.0.0.1:$PORT2" --database-url "$URL" --data-dir "$T/data2" \
+	--cache-bytes 0 >"$T/serve2.log" 2>&1 &
+SERVE2_PID=$!
+i=0
+until curl -sf "http://127.0.0.1:$PORT2/healthz" >/dev/null 2>&1; do
+	i=$((i + 1)); [ $i -gt 100 ] && { cat "$T/serve2.log"; exit 1; }; sleep 0.1
+done
+
 echo "wrk: 4 threads, 64 connections, ${DUR}s each"
 bench "fbcd package query" "$B$PKG" fpkg
 bench "nginx same bytes (static)" "http://127.0.0.1:$NPORT/package.json" npkg
+bench "fbcd package query, no cache" "http://127.0.0.1:$PORT2$PKG" upkg
 bench "fbcd /api/v1/all ($(wc -c <"$T/www/all.jsonl") B)" "$B$ALL" fall
 bench "nginx same bytes (static)" "http://127.0.0.1:$NPORT/all.jsonl" nall
 python3 - "$T" <<'PY'
