@@ -59,7 +59,9 @@ typedef struct fbc_http_req {
 	const char *if_none_match;
 	const char *accept_encoding;
 	const char *authorization;
-	const char *body; /* NUL-terminated; NULL when there was none */
+	const char *range;    /* "bytes=..." (single ranges are honoured) */
+	const char *if_range; /* an entity tag */
+	const char *body;     /* NUL-terminated; NULL when there was none */
 	size_t body_len;
 	unsigned scopes; /* granted by the credentials presented (FBC_SCOPE_* bits) */
 	void *app;	 /* the application context given to the server */

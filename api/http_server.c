@@ -65,6 +65,67 @@ static const char *scope_name(unsigned s)
 	}
 }
 
+/* A single "bytes=A-B", "bytes=A-" or "bytes=-N" range (RFC 9110 §14):
+ * 206 with the slice, or 416 when it starts past the end. Anything else
+ * (several ranges, bad syntax) is ignored and the whole body is sent. */
+static void apply_range(fbc_http_req *req, fbc_http_resp *resp)
+{
+	const char *r = req->range;
+	size_t len = resp->body_len, first, last;
+	char *end = NULL;
+
+	if (strncmp(r, "bytes=", 6) != 0 || strchr(r, ','))
+		return;
+	r += 6;
+	if (*r == '-') {
+		if (r[1] < '0' || r[1] > '9')
+			return;
+		unsigned long long n = strtoull(r + 1, &end, 10);
+		if (*end || n == 0)
+			return;
+		first = n >= len ? 0 : len - (size_t)n;
+		last = len ? len - 1 : 0;
+	} else {
+		if (*r < '0' || *r > '9')
+			return;
+		unsigned long long a = strtoull(r, &end, 10), b;
+		if (*end != '-')
+			return;
+		if (end[1] == '\0') {
+			b = len ? len - 1 : 0;
+		} else {
+			const char *bs = end + 1;
+			if (*bs < '0' || *bs > '9')
+				return;
+			b = strtoull(bs, &end, 10);
+			if (*end || b < a)
+				return;
+		}
+		if (a >= len) {
+			resp->status = 416;
+			resp->body = NULL;
+			resp->body_len = 0;
+			resp->body_gz = NULL;
+			resp->body_gz_len = 0;
+			fbc_http_resp_header(resp, "Content-Range",
+					     fbc_arena_printf(req->arena, "bytes */%zu", len));
+			return;
+		}
+		first = (size_t)a;
+		last = b >= len ? len - 1 : (size_t)b;
+	}
+	if (len == 0)
+		return;
+	fbc_http_resp_header(resp, "Content-Range",
+			     fbc_arena_printf(req->arena, "bytes %zu-%zu/%zu", first, last, len));
+	resp->status = 206;
+	resp->body += first;
+	resp->body_len = last - first + 1;
+	resp->body_gz = NULL;
+	resp->body_gz_len = 0;
+	resp->no_compress = true;
+}
+
 int fbc_http_dispatch(const fbc_http_server_opts *opts, fbc_http_req *req, fbc_http_resp *resp)
 {
 	bool path_matched = false;
@@ -133,6 +194,9 @@ int fbc_http_dispatch(const fbc_http_server_opts *opts, fbc_http_req *req, fbc_h
 		resp->body_len = 0;
 		resp->body_gz = NULL;
 		resp->body_gz_len = 0;
+	} else if (resp->status == 200 && req->range && resp->body &&
+		   (!req->if_range || (resp->etag && !strcmp(req->if_range, resp->etag)))) {
+		apply_range(req, resp);
 	}
 	return 0;
 }
@@ -221,6 +285,9 @@ static void fill_headers(fbc_http_req *req, struct MHD_Connection *conn)
 		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
 	req->authorization =
 		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	req->range = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE);
+	req->if_range =
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_RANGE);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,

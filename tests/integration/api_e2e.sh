@@ -208,6 +208,8 @@ expect_code 200 "If-None-Match with another digest"
 req GET /catalogs/community/api/v1/all -H 'Accept-Encoding: gzip'
 grep -qi '^content-encoding: gzip' "$T/hdr" && pass || fail "gzip when accepted"
 gzip -dc "$T/body" | cmp -s - "$T/render.jsonl" && pass || fail "gzip body decodes to the render"
+req GET /catalogs/community/api/v1/all -H 'Range: bytes=100-199'; expect_code 206 "byte range of api/v1/all"
+head -c 200 "$T/render.jsonl" | tail -c 100 | cmp -s - "$T/body" && pass || fail "range body"
 req GET "/v1/catalogs/community/packages?revision=1"; expect_code 200 "?revision=1"
 req GET "/v1/catalogs/community/packages?revision=9"; expect_code 404 "?revision=9"
 req GET "/v1/catalogs/community/packages?revision=x"; expect_code 400 "?revision=x"

@@ -331,6 +331,47 @@ static void fbc_http_dispatch__not_modified_and_errors(void **state)
 	assert_non_null(strstr(body, "\"code\":\"internal\""));
 }
 
+static void fbc_http_dispatch__single_byte_ranges(void **state)
+{
+	(void)state;
+	fbc_http_server_opts o;
+	const char *cases[][3] = {
+		/* Range, If-Range, expected "status body" */
+		{"bytes=0-1", NULL, "206 id"},
+		{"bytes=2-", NULL, "206 =42"},
+		{"bytes=-2", NULL, "206 42"},
+		{"bytes=4-100", NULL, "206 2"},
+		{"bytes=9-", NULL, "416 "},
+		{"bytes=0-1,3-4", NULL, "200 id=42"},
+		{"lines=1-2", NULL, "200 id=42"},
+		{"bytes=2-1", NULL, "200 id=42"},
+		{"bytes=0-1", "\"sha256:abc\"", "206 id"},
+		{"bytes=0-1", "\"sha256:old\"", "200 id=42"},
+	};
+
+	opts_init(&o, false);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fbc_http_req req;
+		fbc_http_resp resp;
+		fbc_arena *a = NULL;
+		char got[64];
+
+		assert_int_equal(fbc_arena_create(&a, 0), 0);
+		memset(&req, 0, sizeof(req));
+		memset(&resp, 0, sizeof(resp));
+		req.arena = a;
+		req.method = "GET";
+		req.path = "/things/42";
+		req.range = cases[i][0];
+		req.if_range = cases[i][1];
+		assert_int_equal(fbc_http_dispatch(&o, &req, &resp), 0);
+		snprintf(got, sizeof(got), "%d %.*s", resp.status, (int)resp.body_len,
+			 resp.body ? resp.body : "");
+		assert_string_equal(got, cases[i][2]);
+		fbc_arena_free(a);
+	}
+}
+
 /* --------------------------------------------------------------- config */
 
 static char *write_tmp(const char *content)
@@ -851,6 +892,7 @@ int main(void)
 		cmocka_unit_test(fbc_http_problem__has_rfc9457_members),
 		cmocka_unit_test(fbc_http_dispatch__enforces_scopes),
 		cmocka_unit_test(fbc_http_dispatch__not_modified_and_errors),
+		cmocka_unit_test(fbc_http_dispatch__single_byte_ranges),
 		cmocka_unit_test(fbc_http_config_load_file__applies_settings),
 		cmocka_unit_test(fbc_http_config_load_file__reports_file_and_line),
 		cmocka_unit_test(fbc_http_config_from_args__flags_beat_env),
