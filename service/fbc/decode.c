@@ -1067,6 +1067,31 @@ static int typed_check(dctx *d, const fbc_gt_type *t, const char *what, const ch
 	return rc;
 }
 
+/* The property types every bundle repeats, shared instead of copied (a
+ * catalog holds one per property: thousands). NULL for any other text. */
+static const char *known_type(const char *t)
+{
+	static const char *const known[] = {
+		"olm.package",
+		"olm.gvk",
+		"olm.gvk.required",
+		"olm.package.required",
+		"olm.csv.metadata",
+		"olm.bundle.object",
+		"olm.channel",
+		"olm.constraint",
+		"olm.maxOpenShiftVersion",
+		"olm.deprecated",
+		"olm.substitutesFor",
+	};
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		if (strcmp(t, known[i]) == 0)
+			return known[i];
+	}
+	return NULL;
+}
+
 /* C11's verdict on one value, with the same message buffer bound as the
  * validator's own check; anything but a plain verdict is left undecided. */
 static int check_value(dctx *d, fbc_property_check *pc, const char *type, const json_t *val)
@@ -1117,7 +1142,8 @@ static int decode_properties(dctx *d, const json_t *arr, fbc_property **out, siz
 		 * value: C11 for a bundle); other non-objects are L10 */
 		if (!json_is_object(p) && !json_is_null(p))
 			continue;
-		DUP(d, props[k].type, fbc_gt_get_str(p, "type"));
+		if (!(props[k].type = known_type(fbc_gt_get_str(p, "type"))))
+			DUP(d, props[k].type, fbc_gt_get_str(p, "type"));
 		val = member(p, "value", true);
 		if (val) {
 			props[k].value = fbc_json_compact_buf(d->arena, d->scratch, val,
