@@ -46,7 +46,13 @@ int fbc_http_app_init(fbc_http_app *app, fbc_db *db, const char *tmp_dir, size_t
 	app->rev_ttl_ms = rev_ttl_ms;
 	if (cache_bytes && fbc_http_cache_create(&app->responses, cache_bytes, 100000) != 0)
 		return FBC_ENOMEM;
+	if (fbc_http_catcache_create(&app->catalogs, FBC_HTTP_RESOLVE_CACHE_ENTRIES,
+				     FBC_HTTP_RESOLVE_CACHE_BYTES) != 0) {
+		fbc_http_cache_free(app->responses);
+		return FBC_ENOMEM;
+	}
 	if (pthread_mutex_init(&app->lock, NULL) != 0) {
+		fbc_http_catcache_free(app->catalogs);
 		fbc_http_cache_free(app->responses);
 		return FBC_EINTERNAL;
 	}
@@ -60,6 +66,7 @@ void fbc_http_app_dispose(fbc_http_app *app)
 	for (size_t i = 0; i < FBC_HTTP_ALL_CACHE_SLOTS; i++)
 		blob_unref(app->all_cache[i]);
 	fbc_http_cache_free(app->responses);
+	fbc_http_catcache_free(app->catalogs);
 	pthread_mutex_destroy(&app->lock);
 }
 
@@ -210,6 +217,22 @@ static void rev_forget_all(fbc_http_app *app)
 	for (size_t i = 0; i < FBC_HTTP_REV_CACHE_SLOTS; i++)
 		app->revs[i].expires_ms = 0;
 	pthread_mutex_unlock(&app->lock);
+}
+
+int fbc_http_app_revision(fbc_db_rev *out, fbc_http_app *app, const char *catalog, int64_t number,
+			  fbc_error *err)
+{
+	fbc_db_rev rev;
+	int rc;
+
+	if (rev_lookup(out, app, catalog, number))
+		return 0;
+	rc = fbc_db_revision_resolve(&rev, app->db, catalog, number, err);
+	if (rc != 0)
+		return rc;
+	rev_store(app, catalog, number, &rev);
+	*out = rev;
+	return 0;
 }
 
 /* Remember a successful revision-scoped answer (req->ctx holds its key). */
@@ -1100,6 +1123,7 @@ static const fbc_http_route routes[] = {
 	{"GET", "/readyz", h_readyz, FBC_SCOPE_NONE, "readyz"},
 	{"GET", "/openapi.json", h_openapi, FBC_SCOPE_NONE, "getOpenAPI"},
 	{"POST", "/v1/validate", h_validate, FBC_SCOPE_READ, "validateContent"},
+	{"POST", "/v1/resolve", fbc_http_api_resolve, FBC_SCOPE_READ, "resolve"},
 	{"GET", "/v1/catalogs", h_catalog_list, FBC_SCOPE_READ, "listCatalogs"},
 	{"POST", "/v1/catalogs", h_catalog_create, FBC_SCOPE_WRITE, "createCatalog"},
 	{"GET", C, h_catalog_get, FBC_SCOPE_READ, "getCatalog"},

@@ -17,12 +17,17 @@
 
 #include "api/http.h"
 #include "api/http_cache.h"
+#include "api/http_catcache.h"
 #include "db/db.h"
 
 #include <pthread.h>
 
 #define FBC_HTTP_ALL_CACHE_SLOTS 8
 #define FBC_HTTP_REV_CACHE_SLOTS 64
+/* Loaded catalogs kept for resolution (a loaded community catalog of 37
+ * packages takes a few tens of MB). */
+#define FBC_HTTP_RESOLVE_CACHE_ENTRIES 8
+#define FBC_HTTP_RESOLVE_CACHE_BYTES   ((size_t)1 << 30)
 
 struct fbc_http_blob;
 
@@ -45,14 +50,26 @@ typedef struct fbc_http_app {
 	unsigned long tick;
 	struct fbc_http_rev_slot revs[FBC_HTTP_REV_CACHE_SLOTS];
 	size_t rev_next;
-	unsigned rev_ttl_ms;	   /* 0 disables the revision table */
-	fbc_http_cache *responses; /* NULL disables the response cache */
+	unsigned rev_ttl_ms;	     /* 0 disables the revision table */
+	fbc_http_cache *responses;   /* NULL disables the response cache */
+	fbc_http_catcache *catalogs; /* loaded revisions for POST /v1/resolve */
 } fbc_http_app;
 
 /* cache_bytes 0 disables the response cache. */
 int fbc_http_app_init(fbc_http_app *app, fbc_db *db, const char *tmp_dir, size_t cache_bytes,
 		      unsigned rev_ttl_ms);
 void fbc_http_app_dispose(fbc_http_app *app);
+
+/* catalog + revision number (0 = current) -> revision, through the short-lived
+ * table above (FBC_ENOTFOUND when either does not exist). */
+int fbc_http_app_revision(fbc_db_rev *out, fbc_http_app *app, const char *catalog, int64_t number,
+			  fbc_error *err);
+
+/* POST /v1/resolve (http_resolve.c): the `fbcd resolve --input` body, with
+ * catalogs inline ("fbc") or registered ({"name", "revision"?}); "path"
+ * catalogs are refused. Registered revisions are loaded once into
+ * app->catalogs. */
+int fbc_http_api_resolve(fbc_http_req *req, fbc_http_resp *resp);
 
 /* The route table (static, read-only). */
 const fbc_http_route *fbc_http_api_routes(size_t *n);
