@@ -3,12 +3,15 @@
 
     openapi_validate.py BASE_URL DOC_JSON PATH...
 
-Each PATH (with its query string) is fetched with GET; the response's status
-and media type select the schema in the document (the operation is found by
-matching PATH against the path templates), and the JSON body is checked
-against it with the subset of JSON Schema 2020-12 the document uses: $ref,
-type (also a list), required, properties, additionalProperties, items,
-allOf, enum, minimum, maximum, maxLength. Standard library only.
+Each PATH (with its query string) is fetched with GET; an argument of the
+form "METHOD PATH BODY_FILE" sends that method with the file as a JSON body
+(and the body is also checked against the operation's request schema). The
+response's status and media type select the schema in the document (the
+operation is found by matching PATH against the path templates), and the
+JSON body is checked against it with the subset of JSON Schema 2020-12 the
+document uses: $ref, type (also a list), required, properties,
+additionalProperties, items, allOf, oneOf, const, enum, minimum, maximum,
+maxLength. Standard library only.
 Prints one line per failure; exit 1 if any.
 """
 import json
@@ -45,6 +48,19 @@ def check(doc, schema, value, where, errors):
         return
     for sub in schema.get("allOf", []):
         check(doc, sub, value, where, errors)
+    if "oneOf" in schema:
+        results = []
+        for sub in schema["oneOf"]:
+            errs = []
+            check(doc, sub, value, where, errs)
+            results.append(errs)
+        ok = sum(1 for r in results if not r)
+        if ok != 1:
+            errors.append(f"{where}: matches {ok} of the oneOf schemas, not exactly one")
+            for r in results:
+                errors.extend(r[:2])
+    if "const" in schema and value != schema["const"]:
+        errors.append(f"{where}: {value!r} is not {schema['const']!r}")
     t = schema.get("type")
     if t is not None:
         types = t if isinstance(t, list) else [t]
@@ -77,11 +93,11 @@ def check(doc, schema, value, where, errors):
             check(doc, schema["items"], v, f"{where}[{i}]", errors)
 
 
-def find_operation(doc, path):
+def find_operation(doc, path, method="get"):
     for template, ops in doc["paths"].items():
         rx = "^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(template)) + "$"
-        if re.match(rx, path) and "get" in ops:
-            return template, ops["get"]
+        if re.match(rx, path) and method in ops:
+            return template, ops[method]
     return None, None
 
 
@@ -90,18 +106,37 @@ def main():
     doc = json.load(open(doc_path))
     failures = 0
     checked = 0
-    for full in paths:
+    for arg in paths:
+        method, full, data = "GET", arg, None
+        if " " in arg:
+            method, full, body_file = arg.split(" ", 2)
+            data = open(body_file, "rb").read()
         path = full.split("?", 1)[0]
-        template, op = find_operation(doc, path)
+        template, op = find_operation(doc, path, method.lower())
         if op is None:
-            print(f"{full}: no GET operation in the document")
+            print(f"{full}: no {method} operation in the document")
             failures += 1
             continue
+        request = urllib.request.Request(base + full, data=data, method=method)
+        req_errors = []
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+            schema = op.get("requestBody", {}).get("content", {}).get("application/json", {})
+            try:
+                sent = json.loads(data)
+            except ValueError:
+                sent = None  # a deliberately malformed body
+            if sent is not None and "schema" in schema:
+                check(doc, schema["schema"], sent, "request", req_errors)
         try:
-            with urllib.request.urlopen(base + full) as r:
+            with urllib.request.urlopen(request) as r:
                 status, ctype, body = r.status, r.headers.get("Content-Type", ""), r.read()
         except urllib.error.HTTPError as e:
             status, ctype, body = e.code, e.headers.get("Content-Type", ""), e.read()
+        if status < 300 and req_errors:
+            # the server accepted a body its documented schema rejects
+            print(f"{method} {full}: accepted, but the request schema says: {req_errors[0]}")
+            failures += 1
         resp = resolve(doc, op["responses"].get(str(status)))
         if resp is None and status >= 400:
             resp = resolve(doc, op["responses"].get("default"))
