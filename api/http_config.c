@@ -85,7 +85,7 @@ static int parse_bool(bool *out, const char *value, const char *origin, const ch
 int fbc_http_config_set(fbc_http_config *c, const char *key, const char *value, const char *origin,
 			fbc_error *err)
 {
-	unsigned long long v;
+	unsigned long long v = 0;
 	int rc;
 
 	if (!strcmp(key, "listen"))

@@ -2,6 +2,7 @@
 #include "db/embedded.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -73,6 +74,7 @@ int fbc_db_embedded_start(fbc_db_embedded **out, const char *data_dir, fbc_error
 	fbc_db_embedded *e = NULL;
 	const char *bindir = getenv("FBCD_PG_BINDIR");
 	char path[1200], tail[400], opts[1300], initdb[600], pg_ctl[600];
+	char abs_dir[PATH_MAX];
 	struct stat sb;
 	int rc = 0;
 
@@ -96,6 +98,18 @@ int fbc_db_embedded_start(fbc_db_embedded **out, const char *data_dir, fbc_error
 				   strerror(errno));
 		goto done;
 	}
+	/* PostgreSQL resolves its socket and lock files against its own working
+	 * directory, so a relative data dir must become absolute first. */
+	if (!realpath(data_dir, abs_dir)) {
+		rc = fbc_error_set(err, FBC_EIO, data_dir, "cannot resolve data dir: %s",
+				   strerror(errno));
+		goto done;
+	}
+	if (strlen(abs_dir) > 900) {
+		rc = fbc_error_set(err, FBC_EINVAL, data_dir, "data dir path is too long");
+		goto done;
+	}
+	data_dir = abs_dir;
 	snprintf(e->pgdata, sizeof(e->pgdata), "%s/pg", data_dir);
 	snprintf(e->log, sizeof(e->log), "%s/postgresql.log", data_dir);
 	e->uid = getuid();

@@ -190,7 +190,7 @@ static cel_val arith(cel_ctx *c, int op, const cel_val *a, const cel_val *b)
 	}
 	case CEL_STRING:
 	case CEL_BYTES: {
-		char *p;
+		char *p = NULL;
 		cel_val v;
 
 		if (op != OP_ADD)
@@ -544,7 +544,7 @@ static cel_val convert(cel_ctx *c, const char *f, const cel_val *a)
 			break;
 		}
 	} else if (strcmp(f, "string") == 0) {
-		char *p;
+		char *p = NULL;
 		size_t n;
 
 		switch (a->k) {

@@ -301,7 +301,7 @@ static char *flatten_wildcard(const char *v)
 /* expandWildcardVersion for one token; pushes 1 or 2 tokens onto out. */
 static int expand_token(struct strv *out, const char *ap, fbc_error *err)
 {
-	const char *op, *ver;
+	const char *op = NULL, *ver = NULL;
 	size_t opn;
 	char *flat = NULL, *result_ver = NULL;
 	const char *result_op = "";
@@ -387,7 +387,7 @@ static int comparator_op(enum term_op *out, const char *op, size_t n)
 /* splitComparatorVersion + buildVersionRange for one expanded token. */
 static int build_term(struct fbc_semver_range *r, const char *ap, fbc_error *err)
 {
-	const char *op, *ver;
+	const char *op = NULL, *ver = NULL;
 	size_t opn, vn;
 	enum term_op top;
 	fbc_semver v;

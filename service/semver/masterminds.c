@@ -92,7 +92,7 @@ struct sbuf {
 
 static int sb_add(struct sbuf *b, const char *s, size_t n)
 {
-	if (b->n + n + 1 > FBC_SEMVER_RANGE_MAX * 4)
+	if (n >= FBC_SEMVER_RANGE_MAX * 4 || b->n + n + 1 > FBC_SEMVER_RANGE_MAX * 4)
 		return FBC_ELIMIT;
 	if (b->n + n + 1 > b->cap) {
 		size_t nc = b->cap ? b->cap : 64;
