@@ -15,8 +15,11 @@
 struct entry {
 	fbc_http_cached pub; /* first: callers get &pub */
 	struct entry *next;  /* bucket chain */
-	atomic_int refs;     /* one for the table, one per response in flight */
-	unsigned long used;
+	/* recency list, most recent first: eviction is O(1), not a scan of the
+	 * table under the lock (keys differ by any query argument, so a client
+	 * can fill the table at will) */
+	struct entry *newer, *older;
+	atomic_int refs; /* one for the table, one per response in flight */
 	uint64_t hash;
 	size_t cost;
 	char *key;
@@ -25,9 +28,35 @@ struct entry {
 struct fbc_http_cache {
 	pthread_mutex_t lock;
 	struct entry *buckets[N_BUCKETS];
+	struct entry *newest, *oldest;
 	size_t bytes, count, max_bytes, max_entries;
-	unsigned long tick;
 };
+
+/* lock held */
+static void lru_unlink(fbc_http_cache *c, struct entry *e)
+{
+	if (e->newer)
+		e->newer->older = e->older;
+	else
+		c->newest = e->older;
+	if (e->older)
+		e->older->newer = e->newer;
+	else
+		c->oldest = e->newer;
+	e->newer = e->older = NULL;
+}
+
+/* lock held */
+static void lru_push(fbc_http_cache *c, struct entry *e)
+{
+	e->newer = NULL;
+	e->older = c->newest;
+	if (c->newest)
+		c->newest->newer = e;
+	else
+		c->oldest = e;
+	c->newest = e;
+}
 
 static void entry_free(struct entry *e)
 {
@@ -84,7 +113,8 @@ const fbc_http_cached *fbc_http_cache_get(fbc_http_cache *c, const char *key)
 	for (e = c->buckets[h % N_BUCKETS]; e; e = e->next) {
 		if (e->hash == h && strcmp(e->key, key) == 0) {
 			atomic_fetch_add(&e->refs, 1);
-			e->used = ++c->tick;
+			lru_unlink(c, e);
+			lru_push(c, e);
 			break;
 		}
 	}
@@ -95,18 +125,14 @@ const fbc_http_cached *fbc_http_cache_get(fbc_http_cache *c, const char *key)
 /* Unlink the least recently used entry (lock held). */
 static void evict_one(fbc_http_cache *c)
 {
-	struct entry **victim = NULL;
+	struct entry *e = c->oldest, **pp;
 
-	for (size_t i = 0; i < N_BUCKETS; i++) {
-		for (struct entry **pp = &c->buckets[i]; *pp; pp = &(*pp)->next) {
-			if (!victim || (*pp)->used < (*victim)->used)
-				victim = pp;
-		}
-	}
-	if (!victim)
+	if (!e)
 		return;
-	struct entry *e = *victim;
-	*victim = e->next;
+	for (pp = &c->buckets[e->hash % N_BUCKETS]; *pp != e; pp = &(*pp)->next)
+		;
+	*pp = e->next;
+	lru_unlink(c, e);
 	c->bytes -= e->cost;
 	c->count--;
 	fbc_http_cache_release(e);
@@ -153,7 +179,7 @@ int fbc_http_cache_put(fbc_http_cache *c, const char *key, const char *content_t
 	}
 	while (c->count > 0 && (c->bytes + e->cost > c->max_bytes || c->count + 1 > c->max_entries))
 		evict_one(c);
-	e->used = ++c->tick;
+	lru_push(c, e);
 	e->next = c->buckets[e->hash % N_BUCKETS];
 	c->buckets[e->hash % N_BUCKETS] = e;
 	c->bytes += e->cost;

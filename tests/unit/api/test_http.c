@@ -772,6 +772,37 @@ static void fbc_http_cache_put__evicts_lru_keeps_referenced(void **state)
 	fbc_http_cache_free(c);
 }
 
+/* Keys differ by any query argument, so clients can flood the table: eviction
+ * must stay cheap (a scan of 50,000 entries per insertion took minutes here)
+ * and keep the recently used entries. */
+static void fbc_http_cache_put__flood_evicts_oldest_quickly(void **state)
+{
+	(void)state;
+	fbc_http_cache *c = NULL;
+	char key[32];
+
+	assert_int_equal(fbc_http_cache_create(&c, 1u << 30, 50000), 0);
+	for (int i = 0; i < 150000; i++) {
+		snprintf(key, sizeof(key), "d /x?n=%d", i);
+		assert_int_equal(fbc_http_cache_put(c, key, "text/plain", "v", 1), 0);
+		if (i % 1000 == 999) { /* keep "n=0" recent */
+			const fbc_http_cached *e = fbc_http_cache_get(c, "d /x?n=0");
+			assert_non_null(e);
+			fbc_http_cache_release((void *)(uintptr_t)e);
+		}
+	}
+	assert_int_equal(fbc_http_cache_count(c), 50000);
+	const fbc_http_cached *keep = fbc_http_cache_get(c, "d /x?n=0");
+	assert_non_null(keep);
+	fbc_http_cache_release((void *)(uintptr_t)keep);
+	assert_null(fbc_http_cache_get(c, "d /x?n=1"));
+	assert_null(fbc_http_cache_get(c, "d /x?n=99999"));
+	const fbc_http_cached *last = fbc_http_cache_get(c, "d /x?n=149999");
+	assert_non_null(last);
+	fbc_http_cache_release((void *)(uintptr_t)last);
+	fbc_http_cache_free(c);
+}
+
 /* ---------------------------------------------------------- real server */
 
 struct sink {
@@ -904,6 +935,7 @@ int main(void)
 		cmocka_unit_test(fbc_http_graph_upgrade_path__shortest_and_classic),
 		cmocka_unit_test(fbc_http_graph_format__dot_and_mermaid),
 		cmocka_unit_test(fbc_http_cache_put__evicts_lru_keeps_referenced),
+		cmocka_unit_test(fbc_http_cache_put__flood_evicts_oldest_quickly),
 		cmocka_unit_test(fbc_http_server_start__serves_requests),
 		cmocka_unit_test(fbc_http_server_start__rejects_bad_listen),
 	};
