@@ -3,6 +3,7 @@
 #include "api/http.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdatomic.h>
@@ -126,6 +127,41 @@ static void apply_range(fbc_http_req *req, fbc_http_resp *resp)
 	resp->no_compress = true;
 }
 
+/* Strict UTF-8 (no overlong forms, surrogates or code points past
+ * U+10FFFF). Paths and arguments reach PostgreSQL as text parameters, which
+ * refuses anything else with an error that would otherwise be a 500. */
+static bool utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		unsigned c = *p, n, cp;
+
+		if (c < 0x80) {
+			p++;
+			continue;
+		}
+		if (c >= 0xC2 && c <= 0xDF)
+			n = 1, cp = c & 0x1F;
+		else if (c >= 0xE0 && c <= 0xEF)
+			n = 2, cp = c & 0x0F;
+		else if (c >= 0xF0 && c <= 0xF4)
+			n = 3, cp = c & 0x07;
+		else
+			return false;
+		for (unsigned i = 1; i <= n; i++) {
+			if ((p[i] & 0xC0) != 0x80)
+				return false;
+			cp = cp << 6 | (p[i] & 0x3F);
+		}
+		if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+		    (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+			return false;
+		p += n + 1;
+	}
+	return true;
+}
+
 int fbc_http_dispatch(const fbc_http_server_opts *opts, fbc_http_req *req, fbc_http_resp *resp)
 {
 	bool path_matched = false;
@@ -133,6 +169,16 @@ int fbc_http_dispatch(const fbc_http_server_opts *opts, fbc_http_req *req, fbc_h
 	int rc;
 
 	req->app = opts->app;
+	if (!utf8_valid(req->path))
+		return fbc_http_problem(resp, req, 400, "bad_request",
+					"the path is not valid UTF-8 (or holds %%00)");
+	for (size_t i = 0; i < req->n_query; i++) {
+		if (!utf8_valid(req->query[i].key) ||
+		    (req->query[i].value && !utf8_valid(req->query[i].value)))
+			return fbc_http_problem(
+				resp, req, 400, "bad_request",
+				"query argument %zu is not valid UTF-8 (or holds %%00)", i + 1);
+	}
 	r = fbc_http_route_match(opts->routes, opts->n_routes, req->method, req->path, req,
 				 &path_matched);
 	if (!r) {
@@ -199,6 +245,39 @@ int fbc_http_dispatch(const fbc_http_server_opts *opts, fbc_http_req *req, fbc_h
 		apply_range(req, resp);
 	}
 	return 0;
+}
+
+static unsigned hexval(char c)
+{
+	return c <= '9' ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10);
+}
+
+/* Percent-decoding of the path and the query arguments, as libmicrohttpd's
+ * own, except that %00 becomes C0 80 (an invalid UTF-8 sequence) instead of
+ * a NUL that would silently cut the string short: "/v1/catalogs/a%00/x"
+ * was served as "/v1/catalogs/a". fbc_http_dispatch refuses it with a 400. */
+static size_t unescape(void *cls, struct MHD_Connection *conn, char *s)
+{
+	char *w = s;
+
+	(void)cls;
+	(void)conn;
+	for (const char *r = s; *r;) {
+		if (r[0] == '%' && isxdigit((unsigned char)r[1]) && isxdigit((unsigned char)r[2])) {
+			unsigned v = hexval(r[1]) << 4 | hexval(r[2]);
+			if (v == 0) {
+				*w++ = (char)0xC0;
+				*w++ = (char)0x80;
+			} else {
+				*w++ = (char)v;
+			}
+			r += 3;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+	return (size_t)(w - s);
 }
 
 static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -464,7 +543,8 @@ int fbc_http_server_start(fbc_http_server **out, const fbc_http_server_opts *opt
 		MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
 		srv, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
-		MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_END);
+		MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_UNESCAPE_CALLBACK,
+		unescape, NULL, MHD_OPTION_END);
 	if (!srv->daemon) {
 		rc = fbc_error_set(err, FBC_EIO, "listen", "cannot listen on %s",
 				   opts->listen ? opts->listen : "127.0.0.1:8080");

@@ -331,6 +331,43 @@ static void fbc_http_dispatch__not_modified_and_errors(void **state)
 	assert_non_null(strstr(body, "\"code\":\"internal\""));
 }
 
+/* Paths and arguments go to PostgreSQL as text: invalid UTF-8 is a 400
+ * here, not a database error (500) later. */
+static void fbc_http_dispatch__rejects_invalid_utf8(void **state)
+{
+	(void)state;
+	fbc_http_server_opts o;
+	char body[512];
+
+	opts_init(&o, false);
+	assert_int_equal(run(&o, "GET", "/things/\xc3\xa9", NULL, NULL, body, sizeof(body)), 200);
+	assert_string_equal(body, "id=\xc3\xa9");
+	static const char *const bad[] = {
+		"/things/\xff",		"/things/\xc0\x80",	    "/things/a\xc3",
+		"/things/\xed\xa0\x80", "/things/\xf4\x90\x80\x80", "/things/\xe0\x80\xaf"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(run(&o, "GET", bad[i], NULL, NULL, body, sizeof(body)), 400);
+		assert_non_null(strstr(body, "not valid UTF-8"));
+	}
+
+	fbc_http_req req;
+	fbc_http_resp resp;
+	fbc_arena *a = NULL;
+	assert_int_equal(fbc_arena_create(&a, 0), 0);
+	memset(&req, 0, sizeof(req));
+	memset(&resp, 0, sizeof(resp));
+	req.arena = a;
+	req.method = "GET";
+	req.path = "/things/7";
+	req.query[0].key = "cursor";
+	req.query[0].value = "\xfe";
+	req.n_query = 1;
+	assert_int_equal(fbc_http_dispatch(&o, &req, &resp), 0);
+	assert_int_equal(resp.status, 400);
+	fbc_http_resp_dispose(&resp);
+	fbc_arena_free(a);
+}
+
 static void fbc_http_dispatch__single_byte_ranges(void **state)
 {
 	(void)state;
@@ -891,6 +928,13 @@ static void fbc_http_server_start__serves_requests(void **state)
 	assert_non_null(strstr(body.data, "\"code\":\"too_large\""));
 
 	assert_int_equal(fetch(port, "POST", "/things", "{}", 2, false, &body, NULL), 401);
+
+	/* percent-decoding: UTF-8 passes, %00 never cuts the path short */
+	assert_int_equal(fetch(port, "GET", "/things/%C3%A9", NULL, 0, false, &body, NULL), 200);
+	assert_memory_equal(body.data, "id=\xc3\xa9", 5);
+	assert_int_equal(fetch(port, "GET", "/things/a%00b", NULL, 0, false, &body, NULL), 400);
+	assert_int_equal(fetch(port, "GET", "/things/%ff", NULL, 0, false, &body, NULL), 400);
+	assert_int_equal(fetch(port, "GET", "/things/7?x=%00", NULL, 0, false, &body, NULL), 400);
 	fbc_http_server_stop(srv, 1000);
 }
 
@@ -923,6 +967,7 @@ int main(void)
 		cmocka_unit_test(fbc_http_problem__has_rfc9457_members),
 		cmocka_unit_test(fbc_http_dispatch__enforces_scopes),
 		cmocka_unit_test(fbc_http_dispatch__not_modified_and_errors),
+		cmocka_unit_test(fbc_http_dispatch__rejects_invalid_utf8),
 		cmocka_unit_test(fbc_http_dispatch__single_byte_ranges),
 		cmocka_unit_test(fbc_http_config_load_file__applies_settings),
 		cmocka_unit_test(fbc_http_config_load_file__reports_file_and_line),
