@@ -29,6 +29,8 @@ int db_pg_error(fbc_error *err, PGconn *pg, const PGresult *res, const char *wha
 		code = FBC_EUNAVAIL;
 	else if (state && strcmp(state, "23505") == 0)
 		code = FBC_ECONFLICT;
+	else if (state && strcmp(state, "22021") == 0)
+		code = FBC_EINVAL; /* a text parameter that is not UTF-8: the caller's input */
 	else if (state && (strncmp(state, "08", 2) == 0 || strcmp(state, "57P01") == 0 ||
 			   strcmp(state, "57P03") == 0))
 		code = FBC_EUNAVAIL;
@@ -354,6 +356,41 @@ done:
 	return rc;
 }
 
+/* Strict UTF-8 of n bytes (no NUL, overlong forms, surrogates). */
+static bool utf8_valid(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned c = p[i], k, cp;
+
+		if (c == 0)
+			return false;
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xC2 && c <= 0xDF)
+			k = 1, cp = c & 0x1F;
+		else if (c >= 0xE0 && c <= 0xEF)
+			k = 2, cp = c & 0x0F;
+		else if (c >= 0xF0 && c <= 0xF4)
+			k = 3, cp = c & 0x07;
+		else
+			return false;
+		if (n - i <= k)
+			return false;
+		for (unsigned j = 1; j <= k; j++) {
+			if ((p[i + j] & 0xC0) != 0x80)
+				return false;
+			cp = cp << 6 | (p[i + j] & 0x3F);
+		}
+		if ((k == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+		    (k == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+			return false;
+		i += k + 1;
+	}
+	return true;
+}
+
 int db_page_args(unsigned *limit, char **key, const fbc_db_page *page, fbc_error *err)
 {
 	unsigned l = page ? page->limit : 0;
@@ -366,8 +403,10 @@ int db_page_args(unsigned *limit, char **key, const fbc_db_page *page, fbc_error
 				     FBC_DB_PAGE_MAX);
 	*key = NULL;
 	if (page && page->cursor && *page->cursor) {
+		/* keys are text: a cursor that decodes to anything else was not ours
+		 * (PostgreSQL would refuse it with an error, a 500) */
 		if (strlen(page->cursor) > 2048 || db_base64url_decode(key, &n, page->cursor) ||
-		    memchr(*key, '\0', n)) {
+		    !utf8_valid((const unsigned char *)*key, n)) {
 			free(*key);
 			*key = NULL;
 			return fbc_error_set(err, FBC_EINVAL, "cursor", "malformed cursor");

@@ -160,6 +160,25 @@ static void fbc_db_catalog__create_list_get_delete(void **state)
 	free(next);
 	page.cursor = "!!not-a-cursor";
 	assert_int_equal(fbc_db_catalog_list(&j, db, &page, &err), FBC_EINVAL);
+	/* well-formed base64url of bytes that are not UTF-8 (ff fe), of a NUL,
+	 * of an overlong "/": refused before PostgreSQL sees them */
+	static const char *const not_text[] = {"__4", "AA", "wK8"};
+	for (size_t i = 0; i < sizeof(not_text) / sizeof(not_text[0]); i++) {
+		page.cursor = not_text[i];
+		assert_int_equal(fbc_db_catalog_list(&j, db, &page, &err), FBC_EINVAL);
+		assert_string_equal(err.where, "cursor");
+	}
+	page.cursor = "w6k"; /* "é": a valid key, past every name */
+	assert_int_equal(fbc_db_catalog_list(&j, db, &page, &err), 0);
+	assert_int_equal(json_array_size(json_object_get(j, "items")), 0);
+	json_decref(j);
+	/* any other text that is not UTF-8 reaching PostgreSQL is the caller's input */
+	{
+		fbc_db_rev rev;
+		assert_int_equal(fbc_db_revision_resolve(&rev, db, "\xff\xfe", 0, &err),
+				 FBC_EINVAL);
+		assert_non_null(strstr(err.message, "22021"));
+	}
 	page.cursor = NULL;
 	page.limit = 5000;
 	assert_int_equal(fbc_db_catalog_list(&j, db, &page, &err), FBC_EINVAL);
