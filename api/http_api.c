@@ -245,17 +245,22 @@ static void cache_store(fbc_http_req *req, fbc_http_resp *resp)
 				   resp->body_len);
 }
 
-/* digest, method-independent path and the query arguments as received */
+/* digest, method-independent path and the query arguments as received.
+ * Path and arguments are already percent-decoded, so they may contain '?',
+ * '&' and '=': each part is length-prefixed, or "/p/a%3Fx=1" and "/p/a?x=1"
+ * would share an entry. */
 static char *cache_key(fbc_http_req *req, const char *digest)
 {
 	fbc_buf b;
 	char *key = NULL;
 
 	fbc_buf_init(&b, 8192);
-	int rc = fbc_buf_printf(&b, "%s %s", digest, req->path);
-	for (size_t i = 0; !rc && i < req->n_query; i++)
-		rc = fbc_buf_printf(&b, "%c%s=%s", i ? '&' : '?', req->query[i].key,
-				    req->query[i].value ? req->query[i].value : "");
+	int rc = fbc_buf_printf(&b, "%s %zu:%s", digest, strlen(req->path), req->path);
+	for (size_t i = 0; !rc && i < req->n_query; i++) {
+		const char *v = req->query[i].value ? req->query[i].value : "";
+		rc = fbc_buf_printf(&b, " %zu:%s=%zu:%s", strlen(req->query[i].key),
+				    req->query[i].key, strlen(v), v);
+	}
 	if (!rc)
 		key = fbc_arena_strndup(req->arena, b.data, b.len);
 	fbc_buf_dispose(&b);
