@@ -85,6 +85,16 @@ static int mkdirs(const char *dir, const char *rel, bool last_too)
 	return 0;
 }
 
+/* Failures the archive's own layout causes (a file where a directory is
+ * needed, a name longer than the file system allows, a duplicate) are the
+ * client's error, a 400; anything else (disk full, permissions) is ours. */
+static int entry_errno_code(int e)
+{
+	return e == ENOTDIR || e == EISDIR || e == EEXIST || e == ENAMETOOLONG || e == ELOOP
+		       ? FBC_EINVAL
+		       : FBC_EIO;
+}
+
 int fbc_http_untar(const char *dir, const void *data, size_t len, const fbc_untar_limits *lim_in,
 		   fbc_error *err)
 {
@@ -133,7 +143,7 @@ int fbc_http_untar(const char *dir, const void *data, size_t len, const fbc_unta
 		}
 		if (type == AE_IFDIR) {
 			if (depth > 0 && mkdirs(dir, rel, true) != 0) {
-				rc = fbc_error_set(err, FBC_EIO, name,
+				rc = fbc_error_set(err, entry_errno_code(errno), name,
 						   "cannot create directory: %s", strerror(errno));
 				goto done;
 			}
@@ -152,14 +162,14 @@ int fbc_http_untar(const char *dir, const void *data, size_t len, const fbc_unta
 			goto done;
 		}
 		if (mkdirs(dir, rel, false) != 0) {
-			rc = fbc_error_set(err, FBC_EIO, name, "cannot create directory: %s",
-					   strerror(errno));
+			rc = fbc_error_set(err, entry_errno_code(errno), name,
+					   "cannot create directory: %s", strerror(errno));
 			goto done;
 		}
 		snprintf(path, sizeof(path), "%s/%s", dir, rel);
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0) {
-			rc = fbc_error_set(err, errno == EEXIST ? FBC_EINVAL : FBC_EIO, name,
+			rc = fbc_error_set(err, entry_errno_code(errno), name,
 					   "cannot create file: %s",
 					   errno == EEXIST ? "duplicate entry" : strerror(errno));
 			goto done;

@@ -621,6 +621,24 @@ static void fbc_http_untar__rejects_unsafe_entries(void **state)
 	assert_int_equal(fbc_http_untar(d, "not an archive", 14, NULL, &err), FBC_EINVAL);
 	fbc_http_rmtree(d);
 	free(d);
+
+	/* layouts the file system refuses are the client's error (400), not ours:
+	 * a file where a directory is needed, a name over NAME_MAX */
+	char longname[400];
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	const char *file_dir[] = {"a", "f", "x", "a/b.json", "f", "{}"};
+	const char *too_long[] = {longname, "f", "{}"};
+	const char *const *bad[] = {file_dir, too_long};
+	size_t nbad[] = {6, 3};
+	for (size_t i = 0; i < 2; i++) {
+		m = make_tgz(bad[i], nbad[i]);
+		d = tmpdir();
+		assert_int_equal(fbc_http_untar(d, m.data, m.len, NULL, &err), FBC_EINVAL);
+		fbc_http_rmtree(d);
+		free(d);
+		free(m.data);
+	}
 }
 
 static void fbc_http_untar__enforces_limits(void **state)
