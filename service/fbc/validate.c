@@ -81,13 +81,14 @@ static bool dns_subdomain(const char *s)
 {
 	const char *start = s, *dot;
 
-	do {
+	for (;;) {
 		dot = strchr(start, '.');
 		if (!dns_label_chars(start, dot ? (size_t)(dot - start) : strlen(start)))
 			return false;
-		start = dot + 1;
-	} while (dot);
-	return true;
+		if (!dot)
+			return true;
+		start = dot + 1; /* never NULL + 1 (undefined behaviour) */
+	}
 }
 
 static void check_packages(vctx *v)
