@@ -48,8 +48,16 @@ int db_connect(PGconn **out, const char *url, unsigned connect_timeout_s,
 	       unsigned statement_timeout_ms, fbc_error *err)
 {
 	char timeout[16], stmt_timeout[24];
-	const char *keys[] = {"dbname", "connect_timeout", "application_name", NULL};
-	const char *vals[] = {url, timeout, "fbcd", NULL};
+	/* A server that vanishes without closing the socket (host down, network
+	 * partition) would otherwise hold a handler thread in libpq for the
+	 * kernel's retransmission timeout (~15 min), and with all threads stuck
+	 * nothing answers, not even 503. Keepalives and TCP_USER_TIMEOUT make
+	 * such a connection fail in about a minute. They come before dbname so
+	 * that the URL can override them. */
+	const char *keys[] = {"keepalives",	  "keepalives_idle",  "keepalives_interval",
+			      "keepalives_count", "tcp_user_timeout", "dbname",
+			      "connect_timeout",  "application_name", NULL};
+	const char *vals[] = {"1", "30", "10", "3", "60000", url, timeout, "fbcd", NULL};
 	const char *pvals[1];
 	PGconn *pg = NULL;
 	PGresult *res = NULL;

@@ -1,6 +1,7 @@
 /* db/: migrations, pool, catalogs CRUD and tokens against a real server. */
 #include "db/db.h"
 #include "db/embedded.h"
+#include "db/internal.h"
 #include "pgtest.h"
 
 #include <setjmp.h>
@@ -259,6 +260,41 @@ static void fbc_db_pool__reconnects_after_server_restart(void **state)
 	fbc_db_close(db);
 }
 
+static const char *conninfo_value(PGconn *pg, const char *key, char *buf, size_t size)
+{
+	PQconninfoOption *opts = PQconninfo(pg);
+
+	buf[0] = '\0';
+	for (PQconninfoOption *o = opts; o && o->keyword; o++)
+		if (!strcmp(o->keyword, key) && o->val)
+			snprintf(buf, size, "%s", o->val);
+	PQconninfoFree(opts);
+	return buf;
+}
+
+/* A server gone without closing the socket must not hold a handler forever:
+ * keepalives and TCP_USER_TIMEOUT are on by default, and the URL wins. */
+static void db_connect__sets_keepalives_url_overrides(void **state)
+{
+	(void)state;
+	const char *url = pgtest_new_db();
+	char with[1024], buf[64];
+	PGconn *pg = NULL;
+	fbc_error err;
+
+	fbc_error_init(&err);
+	assert_int_equal(db_connect(&pg, url, 5, 0, &err), 0);
+	assert_string_equal(conninfo_value(pg, "keepalives", buf, sizeof(buf)), "1");
+	assert_string_equal(conninfo_value(pg, "tcp_user_timeout", buf, sizeof(buf)), "60000");
+	assert_string_equal(conninfo_value(pg, "keepalives_idle", buf, sizeof(buf)), "30");
+	PQfinish(pg);
+	snprintf(with, sizeof(with), "%s%stcp_user_timeout=5000", url,
+		 strchr(url, '?') ? "&" : "?");
+	assert_int_equal(db_connect(&pg, with, 5, 0, &err), 0);
+	assert_string_equal(conninfo_value(pg, "tcp_user_timeout", buf, sizeof(buf)), "5000");
+	PQfinish(pg);
+}
+
 static void fbc_db_open__reports_unreachable_server(void **state)
 {
 	fbc_db_options opt = {.url = "postgresql://postgres@127.0.0.1:1/none",
@@ -331,6 +367,7 @@ int main(void)
 		cmocka_unit_test(fbc_db_migrate__concurrent_migrators_are_safe),
 		cmocka_unit_test(fbc_db_catalog__create_list_get_delete),
 		cmocka_unit_test(fbc_db_token__create_lookup_seed_revoke),
+		cmocka_unit_test(db_connect__sets_keepalives_url_overrides),
 		cmocka_unit_test(fbc_db_open__reports_unreachable_server),
 		cmocka_unit_test(fbc_db_pool__reuses_its_connections),
 		cmocka_unit_test(fbc_db_pool__reconnects_after_server_restart),
