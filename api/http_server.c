@@ -398,7 +398,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			if (end && *end == '\0' && n > srv->opts.max_body)
 				st->too_large = true;
 		}
-		return MHD_YES;
+		if (!st->too_large)
+			return MHD_YES;
+		/* Answer at once: waiting for a body that is refused anyway would
+		 * let a client stream gigabytes at us (libmicrohttpd then closes
+		 * the connection instead of reading the body). */
+		st->answered = true;
+		memset(&req, 0, sizeof(req));
+		req.arena = st->arena;
+		req.method = method;
+		req.path = url;
+		fbc_http_problem(&st->resp, &req, 413, "too_large",
+				 "the request body exceeds the limit of %zu bytes",
+				 srv->opts.max_body);
+		return queue(srv, conn, &req, st);
 	}
 	if (*upload_data_size) {
 		if (!st->too_large &&

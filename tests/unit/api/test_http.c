@@ -8,6 +8,10 @@
 #include "api/http_content.h"
 
 #include <archive.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <archive_entry.h>
 #include <curl/curl.h>
 #include <setjmp.h>
@@ -946,6 +950,29 @@ static void fbc_http_server_start__serves_requests(void **state)
 	assert_non_null(strstr(body.data, "\"code\":\"too_large\""));
 
 	assert_int_equal(fetch(port, "POST", "/things", "{}", 2, false, &body, NULL), 401);
+
+	/* a declared body over the limit is refused at once, before any of it
+	 * is sent (the server used to wait for and discard all of it) */
+	{
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+		struct timeval tv = {.tv_sec = 10};
+		static const char head[] = "POST /len HTTP/1.1\r\nHost: x\r\n"
+					   "Content-Length: 100000000000\r\n\r\n";
+		char got[512];
+		ssize_t n;
+
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		assert_true(fd >= 0);
+		assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		assert_int_equal(write(fd, head, sizeof(head) - 1), (ssize_t)sizeof(head) - 1);
+		n = read(fd, got, sizeof(got) - 1);
+		assert_true(n > 12);
+		got[n] = '\0';
+		assert_non_null(strstr(got, " 413 "));
+		close(fd);
+	}
 
 	/* percent-decoding: UTF-8 passes, %00 never cuts the path short */
 	assert_int_equal(fetch(port, "GET", "/things/%C3%A9", NULL, 0, false, &body, NULL), 200);
