@@ -28,7 +28,8 @@ struct req_state {
 	fbc_arena *arena;
 	fbc_buf body;
 	bool too_large;
-	bool answered; /* a response was queued before the body arrived */
+	size_t discarded; /* body bytes read past the limit (chunked uploads) */
+	bool answered;	  /* a response was queued before the body arrived */
 	fbc_http_resp resp;
 	struct timespec start;
 };
@@ -418,6 +419,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		    fbc_buf_append(&st->body, upload_data, *upload_data_size) != 0) {
 			st->too_large = true;
 			fbc_buf_dispose(&st->body);
+		}
+		if (st->too_large) {
+			/* A chunked body has no length to refuse up front, and no
+			 * response may be queued mid-upload: read on (to answer
+			 * 413) only up to the limit again, then drop the
+			 * connection rather than read an endless stream. */
+			st->discarded += *upload_data_size;
+			if (st->discarded > srv->opts.max_body)
+				return MHD_NO;
 		}
 		*upload_data_size = 0;
 		return MHD_YES;
