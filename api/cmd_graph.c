@@ -7,13 +7,11 @@
  */
 #include "api/cli.h"
 #include "api/cli_util.h"
-#include "service/fbc/graph.h"
+#include "service/fbc/graph_format.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-
-enum format { F_JSON, F_DOT, F_MERMAID };
 
 static void usage(FILE *f)
 {
@@ -35,261 +33,6 @@ static void usage(FILE *f)
 	      f);
 }
 
-static const char *status_name(fbc_graph_status s)
-{
-	switch (s) {
-	case FBC_GRAPH_OK:
-		return "ok";
-	case FBC_GRAPH_EMPTY:
-		return "empty";
-	case FBC_GRAPH_NO_HEAD:
-		return "no-head";
-	case FBC_GRAPH_MULTIPLE_HEADS:
-		return "multiple-heads";
-	case FBC_GRAPH_CYCLE:
-		return "cycle";
-	case FBC_GRAPH_STRANDED:
-		return "stranded";
-	}
-	return "unknown";
-}
-
-/* The message of the package's deprecation entry for (schema, name), or NULL. */
-static const char *deprecation_of(const fbc_package *pkg, const char *schema, const char *name)
-{
-	const fbc_deprecation *d = pkg->deprecation;
-
-	for (size_t i = 0; d && i < d->n_entries; i++)
-		if (strcmp(d->entries[i].schema, schema) == 0 &&
-		    strcmp(d->entries[i].name ? d->entries[i].name : "", name) == 0)
-			return d->entries[i].message;
-	return NULL;
-}
-
-static int put_jstr(fbc_buf *b, const char *s)
-{
-	return fbc_buf_put_json_string(b, s ? s : "", s ? strlen(s) : 0);
-}
-
-static int format_json(fbc_buf *b, const fbc_package *pkg, const fbc_graph *g)
-{
-	const fbc_channel *ch = g->channel;
-	const char *msg;
-	int rc = 0;
-
-	rc |= fbc_buf_puts(b, "{\"package\":");
-	rc |= put_jstr(b, pkg->name);
-	rc |= fbc_buf_puts(b, ",\"channel\":");
-	rc |= put_jstr(b, ch->name);
-	rc |= fbc_buf_printf(b, ",\"defaultChannel\":%s",
-			     strcmp(pkg->default_channel, ch->name) == 0 ? "true" : "false");
-	rc |= fbc_buf_printf(b, ",\"status\":\"%s\",\"head\":", status_name(g->status));
-	if (g->head != FBC_GRAPH_NONE)
-		rc |= put_jstr(b, g->nodes[g->head].name);
-	else
-		rc |= fbc_buf_puts(b, "null");
-	msg = deprecation_of(pkg, "olm.channel", ch->name);
-	rc |= fbc_buf_printf(b, ",\"deprecated\":%s",
-			     g->channel_deprecated || msg ? "true" : "false");
-	if (msg) {
-		rc |= fbc_buf_puts(b, ",\"deprecation\":");
-		rc |= put_jstr(b, msg);
-	}
-	msg = deprecation_of(pkg, "olm.package", "");
-	if (g->package_deprecated || msg) {
-		rc |= fbc_buf_puts(b, ",\"packageDeprecated\":true,\"packageDeprecation\":");
-		rc |= put_jstr(b, msg);
-	}
-	rc |= fbc_buf_puts(b, ",\"nodes\":[");
-	for (size_t i = 0; i < g->n_nodes; i++) {
-		const fbc_graph_node *n = &g->nodes[i];
-
-		msg = deprecation_of(pkg, "olm.bundle", n->name);
-		rc |= fbc_buf_puts(b, i ? ",{\"name\":" : "{\"name\":");
-		rc |= put_jstr(b, n->name);
-		rc |= fbc_buf_puts(b, ",\"version\":");
-		rc |= put_jstr(b, n->version);
-		if (n->release && n->release[0]) {
-			rc |= fbc_buf_puts(b, ",\"release\":");
-			rc |= put_jstr(b, n->release);
-		}
-		rc |= fbc_buf_printf(b,
-				     ",\"head\":%s,\"onChain\":%s,\"skipped\":%s,\"stranded\":%s,"
-				     "\"external\":%s,\"deprecated\":%s",
-				     n->head ? "true" : "false", n->on_chain ? "true" : "false",
-				     n->skipped ? "true" : "false", n->stranded ? "true" : "false",
-				     n->external ? "true" : "false",
-				     n->deprecated || msg ? "true" : "false");
-		if (msg) {
-			rc |= fbc_buf_puts(b, ",\"deprecation\":");
-			rc |= put_jstr(b, msg);
-		}
-		if (!n->external && !n->bundle)
-			rc |= fbc_buf_puts(b, ",\"missingBundle\":true");
-		rc |= fbc_buf_putc(b, '}');
-	}
-	rc |= fbc_buf_puts(b, "],\"edges\":[");
-	for (size_t i = 0; i < g->n_edges; i++) {
-		const fbc_graph_edge *e = &g->edges[i];
-
-		rc |= fbc_buf_puts(b, i ? ",{\"from\":" : "{\"from\":");
-		rc |= put_jstr(b, g->nodes[e->from].name);
-		rc |= fbc_buf_puts(b, ",\"to\":");
-		rc |= put_jstr(b, g->nodes[e->to].name);
-		rc |= fbc_buf_printf(b, ",\"type\":\"%s\"}", fbc_graph_edge_kind_name(e->kind));
-	}
-	rc |= fbc_buf_puts(b, "]}\n");
-	return rc ? FBC_ENOMEM : 0;
-}
-
-/* Graphviz ID / label text inside double quotes. */
-static int put_dot_str(fbc_buf *b, const char *s)
-{
-	int rc = fbc_buf_putc(b, '"');
-
-	for (; *s && !rc; s++) {
-		if (*s == '"' || *s == '\\')
-			rc = fbc_buf_putc(b, '\\');
-		if (!rc)
-			rc = fbc_buf_putc(b, *s == '\n' ? ' ' : *s);
-	}
-	return rc ? rc : fbc_buf_putc(b, '"');
-}
-
-/* A quoted label of up to three lines (DOT's \\n line breaks). */
-static int put_dot_label(fbc_buf *b, const char *l1, const char *l2, const char *l3)
-{
-	const char *lines[3] = {l1, l2, l3};
-	int rc = fbc_buf_putc(b, '"');
-
-	for (int i = 0; i < 3 && !rc && lines[i]; i++) {
-		if (i)
-			rc = fbc_buf_puts(b, "\\n");
-		for (const char *s = lines[i]; *s && !rc; s++) {
-			if (*s == '"' || *s == '\\')
-				rc = fbc_buf_putc(b, '\\');
-			if (!rc)
-				rc = fbc_buf_putc(b, *s == '\n' ? ' ' : *s);
-		}
-	}
-	return rc ? rc : fbc_buf_putc(b, '"');
-}
-
-/* The marks of a node, space separated ("head stranded deprecated"). */
-static void marks(char *out, size_t n, const fbc_package *pkg, const fbc_graph_node *nd)
-{
-	bool dep = nd->deprecated || deprecation_of(pkg, "olm.bundle", nd->name);
-
-	snprintf(out, n, "%s%s%s%s%s", nd->head ? " head" : "", nd->stranded ? " stranded" : "",
-		 dep ? " deprecated" : "", nd->external ? " external" : "",
-		 !nd->external && !nd->bundle ? " no-bundle" : "");
-}
-
-static int format_dot(fbc_buf *b, const fbc_package *pkg, const fbc_graph *g)
-{
-	char title[512], m[96];
-	int rc = 0;
-
-	snprintf(title, sizeof(title), "%s/%s", pkg->name, g->channel->name);
-	rc |= fbc_buf_puts(b, "digraph ");
-	rc |= put_dot_str(b, title);
-	rc |= fbc_buf_puts(b, " {\n\trankdir=LR;\n\tnode [shape=box, fontname=\"Helvetica\"];\n");
-	rc |= fbc_buf_puts(b, "\tlabel=");
-	snprintf(title, sizeof(title), "%s / %s (%s)%s", pkg->name, g->channel->name,
-		 status_name(g->status),
-		 g->channel_deprecated || deprecation_of(pkg, "olm.channel", g->channel->name)
-			 ? " deprecated"
-			 : "");
-	rc |= put_dot_str(b, title);
-	rc |= fbc_buf_puts(b, ";\n");
-	for (size_t i = 0; i < g->n_nodes; i++) {
-		const fbc_graph_node *nd = &g->nodes[i];
-		marks(m, sizeof(m), pkg, nd);
-		rc |= fbc_buf_putc(b, '\t');
-		rc |= put_dot_str(b, nd->name);
-		rc |= fbc_buf_puts(b, " [label=");
-		rc |= put_dot_label(b, nd->name, nd->version[0] ? nd->version : "?",
-				    m[0] ? m + 1 : NULL);
-		if (nd->head)
-			rc |= fbc_buf_puts(b, ", penwidth=2, color=\"darkgreen\"");
-		if (nd->stranded)
-			rc |= fbc_buf_puts(b, ", color=\"red\"");
-		if (strstr(m, "deprecated"))
-			rc |= fbc_buf_puts(b, ", style=\"filled\", fillcolor=\"lightgrey\"");
-		if (nd->external)
-			rc |= fbc_buf_puts(b, ", style=\"dashed\"");
-		rc |= fbc_buf_puts(b, "];\n");
-	}
-	for (size_t i = 0; i < g->n_edges; i++) {
-		const fbc_graph_edge *e = &g->edges[i];
-
-		rc |= fbc_buf_putc(b, '\t');
-		rc |= put_dot_str(b, g->nodes[e->from].name);
-		rc |= fbc_buf_puts(b, " -> ");
-		rc |= put_dot_str(b, g->nodes[e->to].name);
-		rc |= fbc_buf_printf(b, " [label=\"%s\"%s];\n", fbc_graph_edge_kind_name(e->kind),
-				     e->kind == FBC_EDGE_REPLACES ? ""
-				     : e->kind == FBC_EDGE_SKIPS  ? ", style=dashed"
-								  : ", style=dotted");
-	}
-	rc |= fbc_buf_puts(b, "}\n");
-	return rc ? FBC_ENOMEM : 0;
-}
-
-/* Mermaid label text: quotes would end the label. */
-static int put_mermaid_text(fbc_buf *b, const char *s)
-{
-	int rc = 0;
-
-	for (; *s && !rc; s++)
-		rc = *s == '"' ? fbc_buf_puts(b, "#quot;") : fbc_buf_putc(b, *s);
-	return rc;
-}
-
-static int format_mermaid(fbc_buf *b, const fbc_package *pkg, const fbc_graph *g)
-{
-	char m[96];
-	int rc = 0;
-
-	rc |= fbc_buf_puts(b, "graph LR\n");
-	for (size_t i = 0; i < g->n_nodes; i++) {
-		const fbc_graph_node *nd = &g->nodes[i];
-
-		marks(m, sizeof(m), pkg, nd);
-		rc |= fbc_buf_printf(b, "\tn%zu[\"", i);
-		rc |= put_mermaid_text(b, nd->name);
-		rc |= fbc_buf_puts(b, "<br/>");
-		rc |= put_mermaid_text(b, nd->version[0] ? nd->version : "?");
-		if (m[0]) {
-			rc |= fbc_buf_puts(b, "<br/>");
-			rc |= fbc_buf_puts(b, m + 1);
-		}
-		rc |= fbc_buf_puts(b, "\"]\n");
-	}
-	for (size_t i = 0; i < g->n_edges; i++) {
-		const fbc_graph_edge *e = &g->edges[i];
-
-		rc |= fbc_buf_printf(b, "\tn%zu %s|%s| n%zu\n", e->from,
-				     e->kind == FBC_EDGE_REPLACES ? "-->" : "-.->",
-				     fbc_graph_edge_kind_name(e->kind), e->to);
-	}
-	rc |= fbc_buf_puts(b, "\tclassDef head stroke:#080,stroke-width:3px\n"
-			      "\tclassDef stranded stroke:#c00,stroke-width:2px\n"
-			      "\tclassDef deprecated fill:#ddd,color:#666\n");
-	for (size_t i = 0; i < g->n_nodes; i++) {
-		const fbc_graph_node *nd = &g->nodes[i];
-
-		marks(m, sizeof(m), pkg, nd);
-		if (nd->head)
-			rc |= fbc_buf_printf(b, "\tclass n%zu head\n", i);
-		if (nd->stranded)
-			rc |= fbc_buf_printf(b, "\tclass n%zu stranded\n", i);
-		if (strstr(m, "deprecated"))
-			rc |= fbc_buf_printf(b, "\tclass n%zu deprecated\n", i);
-	}
-	return rc ? FBC_ENOMEM : 0;
-}
-
 int fbc_cmd_graph(int argc, char **argv)
 {
 	static const struct option opts[] = {{"package", required_argument, NULL, 'p'},
@@ -298,7 +41,7 @@ int fbc_cmd_graph(int argc, char **argv)
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	const char *pkg_name = NULL, *ch_name = NULL, *dir;
-	enum format fmt = F_JSON;
+	fbc_graph_format fmt = FBC_GRAPH_FORMAT_JSON;
 	fbc_catalog *cat = NULL;
 	fbc_graph *g = NULL;
 	fbc_package *pkg;
@@ -325,13 +68,7 @@ int fbc_cmd_graph(int argc, char **argv)
 			ch_name = optarg;
 			break;
 		case 'f':
-			if (strcmp(optarg, "json") == 0) {
-				fmt = F_JSON;
-			} else if (strcmp(optarg, "dot") == 0) {
-				fmt = F_DOT;
-			} else if (strcmp(optarg, "mermaid") == 0) {
-				fmt = F_MERMAID;
-			} else {
+			if (fbc_graph_format_parse(&fmt, optarg)) {
 				fprintf(stderr,
 					"fbcd graph: unknown format '%s' (json, dot or mermaid)\n",
 					optarg);
@@ -390,9 +127,7 @@ int fbc_cmd_graph(int argc, char **argv)
 			ch_name, err.message);
 		goto done;
 	}
-	rc = fmt == F_JSON  ? format_json(&out, pkg, g)
-	     : fmt == F_DOT ? format_dot(&out, pkg, g)
-			    : format_mermaid(&out, pkg, g);
+	rc = fbc_graph_write(&out, pkg, g, fmt);
 	if (rc || fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout)) {
 		fputs("fbcd graph: writing the graph failed\n", stderr);
 		goto done;

@@ -1,10 +1,14 @@
-/* Channel upgrade graphs for the REST API: DOT and Mermaid output,
+/* Channel upgrade graphs for the REST API: DOT and Mermaid output (written
+ * by service/fbc/graph_format.h in its plain style),
  * successors and upgrade paths under OLM v0 ("classic") or OLM v1 rules
  * (spec fbc-validation.md §3.3), on the JSON of fbc_db_channel_graph. */
 #include "api/http_api.h"
 
+#include "service/base/strmap.h"
+#include "service/fbc/graph_format.h"
 #include "service/semver/semver.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -354,118 +358,88 @@ done:
 
 /* ------------------------------------------------------------- formats */
 
-static int put_dot_id(fbc_buf *b, const char *s)
+static int edge_kind(fbc_graph_edge_kind *out, const char *k)
 {
-	int rc = fbc_buf_putc(b, '"');
-	for (; !rc && *s; s++) {
-		if (*s == '"' || *s == '\\')
-			rc = fbc_buf_putc(b, '\\');
-		if (!rc)
-			rc = fbc_buf_putc(b, *s == '\n' ? ' ' : *s);
-	}
-	return rc ? rc : fbc_buf_putc(b, '"');
+	static const fbc_graph_edge_kind kinds[] = {FBC_EDGE_REPLACES, FBC_EDGE_SKIPS,
+						    FBC_EDGE_SKIP_RANGE};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(k, fbc_graph_edge_kind_name(kinds[i]))) {
+			*out = kinds[i];
+			return 0;
+		}
+	return FBC_EINVAL;
 }
 
-static int put_mermaid_text(fbc_buf *b, const char *s)
+/* The node of a name (the first one, as node_index), or FBC_GRAPH_NONE. */
+static size_t view_node(const fbc_strmap *by_name, const char *name)
 {
-	int rc = 0;
-	for (; !rc && *s; s++) {
-		if (*s == '"')
-			rc = fbc_buf_puts(b, "#quot;");
-		else if (*s == '\n')
-			rc = fbc_buf_putc(b, ' ');
-		else
-			rc = fbc_buf_putc(b, *s);
-	}
-	return rc;
+	void *v = fbc_strmap_get(by_name, name);
+
+	return v ? (size_t)(uintptr_t)v - 1 : FBC_GRAPH_NONE;
 }
 
 int fbc_http_graph_format(fbc_buf *b, const json_t *graph, const char *format, fbc_error *err)
 {
 	struct g g;
-	bool dot = !strcmp(format, "dot");
-	const char *pkg = str(graph, "package"), *ch = str(graph, "channel");
+	fbc_graph_view v = {.style = FBC_GRAPH_STYLE_PLAIN};
+	fbc_graph_view_node *nodes = NULL;
+	fbc_graph_view_edge *edges = NULL;
+	fbc_graph_format fmt = FBC_GRAPH_FORMAT_MERMAID;
+	fbc_strmap by_name;
+	size_t n_edges = 0;
 	int rc;
 
 	if ((rc = load(&g, graph, err)))
 		return rc;
-	if (dot) {
-		char title[1024];
-		snprintf(title, sizeof(title), "%s/%s", pkg ? pkg : "", ch ? ch : "");
-		rc = fbc_buf_puts(b, "digraph ");
-		rc = rc ? rc : put_dot_id(b, title);
-		rc = rc ? rc : fbc_buf_puts(b, " {\n  rankdir=LR;\n  node [shape=box];\n");
-	} else {
-		rc = fbc_buf_puts(b, "graph LR\n");
+	if (!strcmp(format, "dot"))
+		fmt = FBC_GRAPH_FORMAT_DOT;
+	fbc_strmap_init(&by_name);
+	nodes = calloc(g.n ? g.n : 1, sizeof(*nodes));
+	edges = calloc(json_array_size(g.edges) + 1, sizeof(*edges));
+	if (!nodes || !edges) {
+		rc = fbc_error_set(err, FBC_ENOMEM, "graph", "out of memory");
+		goto done;
 	}
-	for (size_t i = 0; !rc && i < g.n; i++) {
-		const char *nm = node_name(&g, i), *v = node_version(&g, i);
-		bool head = g.head && nm && !strcmp(nm, g.head);
-		bool dep = json_is_true(json_object_get(json_array_get(g.nodes, i), "deprecated"));
-		char label[2048];
-		snprintf(label, sizeof(label), "%s%s%s%s", nm ? nm : "", v ? "\n" : "", v ? v : "",
-			 dep ? "\n(deprecated)" : "");
-		if (dot) {
-			rc = fbc_buf_puts(b, "  ");
-			rc = rc ? rc : put_dot_id(b, nm ? nm : "");
-			rc = rc ? rc : fbc_buf_puts(b, " [label=");
-			/* DOT labels take \n escapes: write them after escaping */
-			if (!rc) {
-				rc = fbc_buf_putc(b, '"');
-				for (const char *s = label; !rc && *s; s++) {
-					if (*s == '\n')
-						rc = fbc_buf_puts(b, "\\n");
-					else if (*s == '"' || *s == '\\')
-						rc = fbc_buf_printf(b, "\\%c", *s);
-					else
-						rc = fbc_buf_putc(b, *s);
-				}
-				rc = rc ? rc : fbc_buf_putc(b, '"');
-			}
-			if (!rc && head)
-				rc = fbc_buf_puts(b, ", style=bold");
-			if (!rc && dep)
-				rc = fbc_buf_puts(b, ", color=gray");
-			rc = rc ? rc : fbc_buf_puts(b, "];\n");
-		} else {
-			rc = fbc_buf_printf(b, "  n%zu[\"", i);
-			for (const char *s = label; !rc && *s; s++) {
-				if (*s == '\n')
-					rc = fbc_buf_puts(b, "<br/>");
-				else {
-					char one[2] = {*s, 0};
-					rc = put_mermaid_text(b, one);
-				}
-			}
-			rc = rc ? rc : fbc_buf_puts(b, "\"]\n");
+	for (size_t i = 0; i < g.n; i++) {
+		const json_t *nd = json_array_get(g.nodes, i);
+		const char *nm = node_name(&g, i);
+
+		nodes[i].name = nm ? nm : "";
+		nodes[i].version = node_version(&g, i);
+		nodes[i].flags =
+			(g.head && nm && !strcmp(nm, g.head) ? FBC_GRAPH_VIEW_HEAD : 0) |
+			(json_is_true(json_object_get(nd, "deprecated")) ? FBC_GRAPH_VIEW_DEPRECATED
+									 : 0);
+		if (nm && fbc_strmap_add(&by_name, nm, (void *)(uintptr_t)(i + 1)) < 0) {
+			rc = fbc_error_set(err, FBC_ENOMEM, "graph", "out of memory");
+			goto done;
 		}
 	}
-	for (size_t e = 0; !rc && e < json_array_size(g.edges); e++) {
-		const json_t *ed = json_array_get(g.edges, e);
+	for (size_t i = 0; i < json_array_size(g.edges); i++) {
+		const json_t *ed = json_array_get(g.edges, i);
 		const char *f = str(ed, "from"), *t = str(ed, "to"), *k = str(ed, "kind");
-		if (!f || !t || !k)
+		fbc_graph_view_edge *e = &edges[n_edges];
+
+		if (!f || !t || !k || edge_kind(&e->kind, k))
 			continue;
-		if (dot) {
-			rc = fbc_buf_puts(b, "  ");
-			rc = rc ? rc : put_dot_id(b, f);
-			rc = rc ? rc : fbc_buf_puts(b, " -> ");
-			rc = rc ? rc : put_dot_id(b, t);
-			rc = rc ? rc
-				: fbc_buf_printf(b, " [label=\"%s\"%s];\n", k,
-						 !strcmp(k, "replaces") ? ""
-						 : !strcmp(k, "skips")	? ", style=dashed"
-									: ", style=dotted");
-		} else {
-			long fi = node_index(&g, f), ti = node_index(&g, t);
-			if (fi < 0 || ti < 0)
-				continue;
-			rc = fbc_buf_printf(b, "  n%ld %s|%s| n%ld\n", fi,
-					    !strcmp(k, "replaces") ? "-->" : "-.->", k, ti);
-		}
+		e->from = f;
+		e->to = t;
+		e->from_node = view_node(&by_name, f);
+		e->to_node = view_node(&by_name, t);
+		n_edges++;
 	}
-	if (!rc && dot)
-		rc = fbc_buf_puts(b, "}\n");
-	if (rc)
-		return fbc_error_set(err, rc, "graph", "output too large");
-	return 0;
+	v.package = str(graph, "package");
+	v.channel = str(graph, "channel");
+	v.nodes = nodes;
+	v.n_nodes = g.n;
+	v.edges = edges;
+	v.n_edges = n_edges;
+	if ((rc = fbc_graph_write_view(b, &v, fmt)))
+		fbc_error_set(err, rc, "graph", "output too large");
+done:
+	fbc_strmap_dispose(&by_name);
+	free(nodes);
+	free(edges);
+	return rc;
 }

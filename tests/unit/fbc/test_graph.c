@@ -1,6 +1,7 @@
 /* Channel graphs (spec §3): heads, chain, stranded, edges, successors, paths. */
 #include "fbc_test_util.h"
 #include "service/fbc/graph.h"
+#include "service/fbc/graph_format.h"
 #include "service/base/buf.h"
 
 #include <setjmp.h>
@@ -338,6 +339,83 @@ static void fbc_graph_build__many_heads_and_stranded_sorted_fast(void **state)
 	}
 }
 
+/* One writer, two documented styles: the REST API's plain one and the
+ * annotated one of `fbcd graph`; names are escaped for each language. */
+static void fbc_graph_write_view__styles_and_escaping(void **state)
+{
+	const fbc_graph_view_node nodes[] = {
+		{"a\"b", "1.0.0", FBC_GRAPH_VIEW_HEAD},
+		{"c\\d", NULL, FBC_GRAPH_VIEW_DEPRECATED | FBC_GRAPH_VIEW_STRANDED},
+	};
+	const fbc_graph_view_edge edges[] = {
+		{"c\\d", "a\"b", 1, 0, FBC_EDGE_SKIPS},
+		{"x", "a\"b", FBC_GRAPH_NONE, 0, FBC_EDGE_REPLACES},
+	};
+	fbc_graph_view v = {"p", "c", "stranded", true, nodes, 2, edges, 2, FBC_GRAPH_STYLE_PLAIN};
+	fbc_buf b;
+
+	(void)state;
+	fbc_buf_init(&b, 0);
+	assert_int_equal(fbc_graph_write_view(&b, &v, FBC_GRAPH_FORMAT_DOT), 0);
+	assert_string_equal(b.data, "digraph \"p/c\" {\n  rankdir=LR;\n  node [shape=box];\n"
+				    "  \"a\\\"b\" [label=\"a\\\"b\\n1.0.0\", style=bold];\n"
+				    "  \"c\\\\d\" [label=\"c\\\\d\\n(deprecated)\", color=gray];\n"
+				    "  \"c\\\\d\" -> \"a\\\"b\" [label=\"skips\", style=dashed];\n"
+				    "  \"x\" -> \"a\\\"b\" [label=\"replaces\"];\n}\n");
+	fbc_buf_reset(&b);
+	assert_int_equal(fbc_graph_write_view(&b, &v, FBC_GRAPH_FORMAT_MERMAID), 0);
+	/* the edge from "x" (not a node) has no number: left out */
+	assert_string_equal(b.data, "graph LR\n  n0[\"a#quot;b<br/>1.0.0\"]\n"
+				    "  n1[\"c\\d<br/>(deprecated)\"]\n  n1 -.->|skips| n0\n");
+	fbc_buf_reset(&b);
+	v.style = FBC_GRAPH_STYLE_ANNOTATED;
+	assert_int_equal(fbc_graph_write_view(&b, &v, FBC_GRAPH_FORMAT_DOT), 0);
+	assert_non_null(strstr(b.data, "\tlabel=\"p / c (stranded) deprecated\";\n"));
+	assert_non_null(strstr(b.data, "\t\"a\\\"b\" [label=\"a\\\"b\\n1.0.0\\nhead\", "
+				       "penwidth=2, color=\"darkgreen\"];\n"));
+	assert_non_null(strstr(b.data,
+			       "[label=\"c\\\\d\\n?\\nstranded deprecated\", "
+			       "color=\"red\", style=\"filled\", fillcolor=\"lightgrey\"];"));
+	fbc_buf_reset(&b);
+	assert_int_equal(fbc_graph_write_view(&b, &v, FBC_GRAPH_FORMAT_MERMAID), 0);
+	assert_non_null(strstr(b.data, "\tn1[\"c\\d<br/>?<br/>stranded deprecated\"]\n"));
+	assert_non_null(strstr(b.data, "\tclass n0 head\n\tclass n1 stranded\n"
+				       "\tclass n1 deprecated\n"));
+	/* a full buffer is reported, not cut silently */
+	fbc_buf_dispose(&b);
+	fbc_buf_init(&b, 16);
+	assert_int_equal(fbc_graph_write_view(&b, &v, FBC_GRAPH_FORMAT_DOT), FBC_ELIMIT);
+	fbc_buf_dispose(&b);
+}
+
+static void fbc_graph_write__json_dot_mermaid(void **state)
+{
+	fbc_graph_format fmt;
+	fbc_buf b;
+	gfix f;
+
+	(void)state;
+	gload(&f, P CH("{\"name\":\"a\",\"replaces\":\"z\"},{\"name\":\"b\",\"replaces\":\"a\"}")
+			  B("a", "1.0.0") B("b", "2.0.0"));
+	fbc_buf_init(&b, 0);
+	assert_int_equal(fbc_graph_format_parse(&fmt, "json"), 0);
+	assert_int_equal(fbc_graph_write(&b, fbc_catalog_package(f.t.cat, "foo"), f.g, fmt), 0);
+	assert_non_null(strstr(b.data, "\"status\":\"ok\",\"head\":\"b\""));
+	assert_non_null(strstr(b.data, "{\"from\":\"z\",\"to\":\"a\",\"type\":\"replaces\"}"));
+	fbc_buf_reset(&b);
+	assert_int_equal(fbc_graph_format_parse(&fmt, "dot"), 0);
+	assert_int_equal(fbc_graph_write(&b, fbc_catalog_package(f.t.cat, "foo"), f.g, fmt), 0);
+	assert_non_null(strstr(b.data, "\t\"z\" [label=\"z\\n?\\nexternal\", style=\"dashed\"];"));
+	assert_non_null(strstr(b.data, "\t\"z\" -> \"a\" [label=\"replaces\"];"));
+	fbc_buf_reset(&b);
+	assert_int_equal(fbc_graph_format_parse(&fmt, "mermaid"), 0);
+	assert_int_equal(fbc_graph_write(&b, fbc_catalog_package(f.t.cat, "foo"), f.g, fmt), 0);
+	assert_non_null(strstr(b.data, "\tn2 -->|replaces| n0\n"));
+	assert_int_equal(fbc_graph_format_parse(&fmt, "svg"), FBC_EINVAL);
+	fbc_buf_dispose(&b);
+	gfree(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +427,8 @@ int main(void)
 		cmocka_unit_test(fbc_graph_successors__ordering),
 		cmocka_unit_test(fbc_graph_build__deprecation_flags),
 		cmocka_unit_test(fbc_graph_build__many_heads_and_stranded_sorted_fast),
+		cmocka_unit_test(fbc_graph_write_view__styles_and_escaping),
+		cmocka_unit_test(fbc_graph_write__json_dot_mermaid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
