@@ -131,8 +131,9 @@ void fbc_http_body(fbc_http_resp *resp, int status, const char *content_type, co
 		   size_t len);
 void fbc_http_resp_header(fbc_http_resp *resp, const char *name, const char *value);
 
-/* Parse the body as a JSON object (size bounded by the server, nesting by
- * jansson); a 400 problem is set on failure. */
+/* Parse the body as a JSON object (at most 32 MiB, whatever the server's
+ * body limit: 413; nesting bounded by jansson); a 400 problem is set on
+ * failure. */
 int fbc_http_read_json_object(json_t **out, fbc_http_req *req, fbc_http_resp *resp);
 
 /* ?limit= (default def, 1..max) and ?cursor= (opaque, NULL when absent).

@@ -187,6 +187,12 @@ int fbc_http_problem_from_error(fbc_http_resp *resp, fbc_http_req *req, const fb
 				err->message[0] ? err->message : status_title(status));
 }
 
+/* A decoded JSON document takes up to ~25 times its text (an array of
+ * one-digit numbers): the server's body limit (512 MiB by default, sized for
+ * uploads) would allow gigabytes per request, times the thread pool. 32 MiB
+ * is twice the real community catalog given inline. */
+#define FBC_HTTP_MAX_JSON_BODY (32u << 20)
+
 int fbc_http_read_json_object(json_t **out, fbc_http_req *req, fbc_http_resp *resp)
 {
 	json_error_t jerr;
@@ -196,6 +202,12 @@ int fbc_http_read_json_object(json_t **out, fbc_http_req *req, fbc_http_resp *re
 		return fbc_http_problem(resp, req, 400, "bad_request",
 					"a JSON object body is required"),
 		       FBC_EINVAL;
+	if (req->body_len > FBC_HTTP_MAX_JSON_BODY)
+		return fbc_http_problem(resp, req, 413, "too_large",
+					"a JSON body is limited to %u bytes (catalog content "
+					"goes to PUT .../content as a tar.gz)",
+					FBC_HTTP_MAX_JSON_BODY),
+		       FBC_ELIMIT;
 	j = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!j)
 		return fbc_http_problem(resp, req, 400, "bad_json", "body: line %d column %d: %s",

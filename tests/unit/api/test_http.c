@@ -337,6 +337,47 @@ static void fbc_http_dispatch__not_modified_and_errors(void **state)
 
 /* Paths and arguments go to PostgreSQL as text: invalid UTF-8 is a 400
  * here, not a database error (500) later. */
+/* JSON bodies are capped well below the upload limit (a parsed document
+ * takes many times its text), and deep nesting is refused by the parser. */
+static void fbc_http_read_json_object__bounds_size_and_depth(void **state)
+{
+	(void)state;
+	size_t big = (32u << 20) + 1;
+	char *text = malloc(big + 1);
+	fbc_http_req req;
+	fbc_http_resp resp;
+	fbc_arena *a = NULL;
+	json_t *j = NULL;
+
+	assert_non_null(text);
+	memset(text, ' ', big);
+	text[0] = '{';
+	text[big - 1] = '}';
+	text[big] = '\0';
+	assert_int_equal(fbc_arena_create(&a, 0), 0);
+	memset(&req, 0, sizeof(req));
+	memset(&resp, 0, sizeof(resp));
+	req.arena = a;
+	req.body = text;
+	req.body_len = big;
+	assert_int_equal(fbc_http_read_json_object(&j, &req, &resp), FBC_ELIMIT);
+	assert_int_equal(resp.status, 413);
+	req.body_len = big - 1; /* "{" + spaces: under the cap, parsed (and bad) */
+	memset(&resp, 0, sizeof(resp));
+	assert_int_equal(fbc_http_read_json_object(&j, &req, &resp), FBC_EPARSE);
+	assert_int_equal(resp.status, 400);
+	/* 100,000 nested arrays: a parse error, not a stack overflow */
+	for (size_t i = 0; i < 100000; i++)
+		text[i + 5] = '[';
+	memcpy(text, "{\"a\":", 5);
+	req.body_len = 100005;
+	memset(&resp, 0, sizeof(resp));
+	assert_int_equal(fbc_http_read_json_object(&j, &req, &resp), FBC_EPARSE);
+	assert_int_equal(resp.status, 400);
+	fbc_arena_free(a);
+	free(text);
+}
+
 static void fbc_http_dispatch__rejects_invalid_utf8(void **state)
 {
 	(void)state;
@@ -1041,6 +1082,7 @@ int main(void)
 		cmocka_unit_test(fbc_http_dispatch__enforces_scopes),
 		cmocka_unit_test(fbc_http_dispatch__not_modified_and_errors),
 		cmocka_unit_test(fbc_http_dispatch__rejects_invalid_utf8),
+		cmocka_unit_test(fbc_http_read_json_object__bounds_size_and_depth),
 		cmocka_unit_test(fbc_http_dispatch__single_byte_ranges),
 		cmocka_unit_test(fbc_http_config_load_file__applies_settings),
 		cmocka_unit_test(fbc_http_config_load_file__reports_file_and_line),
