@@ -26,6 +26,7 @@ void fbc_untar_limits_default(fbc_untar_limits *lim)
 	lim->max_depth = 32;
 	lim->max_file_bytes = 64ull << 20;
 	lim->max_total_bytes = 2ull << 30;
+	lim->max_ratio = 200;
 }
 
 /* Normalise an archive path into rel (no leading "./" or "/", no empty or
@@ -111,6 +112,13 @@ int fbc_http_untar(const char *dir, const void *data, size_t len, const fbc_unta
 		lim = *lim_in;
 	else
 		fbc_untar_limits_default(&lim);
+	if (lim.max_ratio && len <= UINT64_MAX / lim.max_ratio) {
+		uint64_t by_ratio = (uint64_t)len * lim.max_ratio;
+		if (by_ratio < lim.max_file_bytes)
+			by_ratio = lim.max_file_bytes;
+		if (by_ratio < lim.max_total_bytes)
+			lim.max_total_bytes = by_ratio;
+	}
 	chunk = malloc(65536);
 	a = archive_read_new();
 	if (!a || !chunk) {
@@ -194,8 +202,9 @@ int fbc_http_untar(const char *dir, const void *data, size_t len, const fbc_unta
 			}
 			if (total > lim.max_total_bytes) {
 				rc = fbc_error_set(err, FBC_ELIMIT, "archive",
-						   "more than %llu bytes uncompressed",
-						   (unsigned long long)lim.max_total_bytes);
+						   "more than %llu bytes uncompressed from a "
+						   "%zu-byte archive",
+						   (unsigned long long)lim.max_total_bytes, len);
 				goto done;
 			}
 			for (la_ssize_t off = 0; off < n;) {

@@ -29,6 +29,10 @@ typedef struct fbc_untar_limits {
 	size_t max_depth;	  /* path components, default 32 */
 	uint64_t max_file_bytes;  /* default 64 MiB */
 	uint64_t max_total_bytes; /* default 2 GiB */
+	/* Uncompressed bytes per byte of archive (default 200; real catalogs
+	 * compress about 11:1): a gzip bomb of 1 MB may not write 2 GiB. The
+	 * total allowed is never below max_file_bytes. 0 = no ratio bound. */
+	uint64_t max_ratio;
 } fbc_untar_limits;
 
 void fbc_untar_limits_default(fbc_untar_limits *lim);

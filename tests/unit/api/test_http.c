@@ -569,7 +569,8 @@ static la_ssize_t mem_write(struct archive *a, void *ctx, const void *buf, size_
 }
 
 /* entries: name, type ('f' file, 'd' dir, 'l' symlink), content */
-static struct mem make_tgz(const char *const *entries, size_t n)
+/* file_len: the size of every file's content, SIZE_MAX for its strlen */
+static struct mem make_tgz_sized(const char *const *entries, size_t n, size_t file_len)
 {
 	struct mem m = {0};
 	struct archive *a = archive_write_new();
@@ -588,16 +589,23 @@ static struct mem make_tgz(const char *const *entries, size_t n)
 			archive_entry_set_symlink(e, content);
 		} else {
 			archive_entry_set_filetype(e, AE_IFREG);
-			archive_entry_set_size(e, (la_int64_t)strlen(content));
+			archive_entry_set_size(
+				e, (la_int64_t)(file_len == SIZE_MAX ? strlen(content) : file_len));
 		}
 		archive_write_header(a, e);
 		if (entries[i + 1][0] == 'f')
-			archive_write_data(a, content, strlen(content));
+			archive_write_data(a, content,
+					   file_len == SIZE_MAX ? strlen(content) : file_len);
 		archive_entry_free(e);
 	}
 	archive_write_close(a);
 	archive_write_free(a);
 	return m;
+}
+
+static struct mem make_tgz(const char *const *entries, size_t n)
+{
+	return make_tgz_sized(entries, n, SIZE_MAX);
 }
 
 static char *tmpdir(void)
@@ -715,6 +723,38 @@ static void fbc_http_untar__enforces_limits(void **state)
 	fbc_http_rmtree(d);
 	free(d);
 	free(m.data);
+
+	/* a gzip bomb: 16 files of 512 KiB of zeros compress to a few KB;
+	 * 200:1 (with the 1 MiB floor of max_file_bytes) refuses it, no ratio
+	 * bound accepts it */
+	char *zeros = calloc(1, 512u << 10);
+	assert_non_null(zeros);
+	const char *bomb[48];
+	static char names[16][4];
+	for (size_t i = 0; i < 16; i++) {
+		snprintf(names[i], sizeof(names[i]), "z%zu", i);
+		bomb[3 * i] = names[i];
+		bomb[3 * i + 1] = "f";
+		bomb[3 * i + 2] = zeros;
+	}
+	m = make_tgz_sized(bomb, 48, 512u << 10);
+	assert_true(m.len < 64 * 1024);
+	d = tmpdir();
+	fbc_untar_limits_default(&lim);
+	lim.max_file_bytes = 1u << 20;
+	lim.max_total_bytes = 16u << 20;
+	assert_int_equal(fbc_http_untar(d, m.data, m.len, &lim, &err), FBC_ELIMIT);
+	assert_non_null(strstr(err.message, "uncompressed"));
+	fbc_http_rmtree(d);
+	free(d);
+	d = tmpdir();
+	lim.max_file_bytes = 16u << 20;
+	lim.max_ratio = 0;
+	assert_int_equal(fbc_http_untar(d, m.data, m.len, &lim, &err), 0);
+	fbc_http_rmtree(d);
+	free(d);
+	free(m.data);
+	free(zeros);
 }
 
 static void fbc_http_content_kind__maps_media_types(void **state)
