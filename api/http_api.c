@@ -678,8 +678,12 @@ static int h_package_icon(fbc_http_req *req, fbc_http_resp *resp)
 	if (fbc_db_icon_get(&data, &len, &mt, APP(req)->db, &rev, fbc_http_param(req, "package"),
 			    &err) != 0)
 		return fbc_http_problem_from_error(resp, req, &err);
-	if (fbc_arena_defer(req->arena, free, data) != 0 ||
-	    fbc_arena_defer(req->arena, free, mt) != 0)
+	/* a failed defer frees its own pointer, not the other one */
+	if (fbc_arena_defer(req->arena, free, mt) != 0) {
+		free(data);
+		return FBC_ENOMEM;
+	}
+	if (fbc_arena_defer(req->arena, free, data) != 0)
 		return FBC_ENOMEM;
 	/* the media type comes from catalog data: only pass through image types */
 	const char *ct = (mt && strncasecmp(mt, "image/", 6) == 0 && !strpbrk(mt, "\r\n"))
