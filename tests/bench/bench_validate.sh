@@ -50,6 +50,10 @@ report() {
 	bytes=$(find "$dir" -type f ! -name .indexignore -exec cat {} + | wc -c)
 	files=$(find "$dir" -type f ! -name .indexignore | wc -l)
 	ts= tc= tkb= vs= vc= vkb=
+	# The process's own floor: fbcd maps ~40 shared libraries (libpq, gnutls,
+	# libstdc++...) whose pages count in RSS before any catalog is read.
+	once help "$FBCD" --help
+	bkb=$K
 	# Interleaved, best of RUNS each, so that both see the same machine load.
 	i=0
 	while [ $i -lt "$RUNS" ]; do
@@ -62,7 +66,7 @@ report() {
 		i=$((i + 1))
 	done
 	awk -v name="$name" -v files="$files" -v bytes="$bytes" -v ts="$ts" -v tc="$tc" -v tkb="$tkb" \
-	    -v vs="$vs" -v vc="$vc" -v vkb="$vkb" 'BEGIN {
+	    -v vs="$vs" -v vc="$vc" -v vkb="$vkb" -v bkb="$bkb" 'BEGIN {
 		mb = bytes / 1048576
 		printf "%s: %d files, %.1f MiB input\n", name, files, mb
 		printf "  %-32s %8s %9s %13s\n", "", "wall", "cpu", "peak RSS"
@@ -74,6 +78,7 @@ report() {
 		printf "  wall ratio validate/tokenize : %6.2fx (target <= 1.5x)%s\n", tr, tr <= 1.5 ? "" : "  ABOVE TARGET"
 		printf "  cpu ratio validate/tokenize  : %6.2fx\n", cr
 		printf "  peak RSS / input bytes       : %6.2fx (target <= 2x)%s\n", mr, mr <= 2 ? "" : "  ABOVE TARGET"
+		printf "  peak RSS above the idle binary RSS (%.1f MiB) / input: %5.2fx\n", bkb / 1024, (bytes > 0 ? (vkb - bkb) * 1024 / bytes : 0)
 		printf "  validate throughput          : %6.1f MiB/s\n", (vs > 0 ? mb / vs : 0)
 	}'
 }
