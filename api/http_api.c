@@ -3,6 +3,7 @@
 
 #include "api/cli_util.h"
 #include "api/http_content.h"
+#include "service/base/strmap.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -1004,6 +1005,51 @@ static int h_reg_list_bundles(fbc_http_req *req, fbc_http_resp *resp)
 
 /* ----------------------------------------------------- catalogd content */
 
+/* Single flight for the JSON-lines stream: when a new revision appears,
+ * every poller misses at once, and each would fetch the whole stream from
+ * PostgreSQL and gzip it (tens of MB and a second of CPU each, times the
+ * thread pool). Misses on the same digest wait for the first instead;
+ * striping keeps different revisions loading in parallel. */
+#define ALL_LOAD_STRIPES 16
+static pthread_mutex_t all_load_lock[ALL_LOAD_STRIPES] = {
+	PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+	PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+	PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+	PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+	PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+	PTHREAD_MUTEX_INITIALIZER,
+};
+
+/* Fetch the stream of rev, gzip it once and cache it; *out is referenced. */
+static int all_load(struct fbc_http_blob **out, fbc_http_app *app, const fbc_db_rev *rev,
+		    fbc_error *err)
+{
+	struct fbc_http_blob *b;
+	fbc_buf gz;
+	char *data = NULL;
+	size_t len = 0;
+	int rc;
+
+	if ((rc = fbc_db_all_get(&data, &len, app->db, rev, err)) != 0)
+		return rc;
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		free(data);
+		return fbc_error_set(err, FBC_ENOMEM, "all", "out of memory");
+	}
+	atomic_init(&b->refs, 1);
+	snprintf(b->digest, sizeof(b->digest), "%s", rev->digest);
+	b->data = data;
+	b->len = len;
+	fbc_buf_init(&gz, len + 65536);
+	if (fbc_http_gzip(&gz, data, len, err) == 0)
+		b->gz = fbc_buf_detach(&gz, &b->gz_len);
+	fbc_buf_dispose(&gz);
+	cache_put(app, b);
+	*out = b;
+	return 0;
+}
+
 static int h_all(fbc_http_req *req, fbc_http_resp *resp)
 {
 	fbc_http_app *app = APP(req);
@@ -1015,28 +1061,21 @@ static int h_all(fbc_http_req *req, fbc_http_resp *resp)
 		return 0;
 	b = cache_get(app, rev.digest);
 	if (!b) {
-		fbc_buf gz;
-		char *data = NULL;
-		size_t len = 0;
+		pthread_mutex_t *lock =
+			&all_load_lock[fbc_hash_bytes(rev.digest, strlen(rev.digest)) %
+				       ALL_LOAD_STRIPES];
+		int rc = 0;
 
 		fbc_error_init(&err);
-		if (fbc_db_all_get(&data, &len, app->db, &rev, &err) != 0)
+		pthread_mutex_lock(lock);
+		b = cache_get(app, rev.digest); /* loaded while we waited? */
+		if (!b)
+			rc = all_load(&b, app, &rev, &err);
+		pthread_mutex_unlock(lock);
+		if (rc == FBC_ENOMEM)
+			return rc;
+		if (rc != 0)
 			return fbc_http_problem_from_error(resp, req, &err);
-		b = calloc(1, sizeof(*b));
-		if (!b) {
-			free(data);
-			return FBC_ENOMEM;
-		}
-		atomic_init(&b->refs, 1);
-		snprintf(b->digest, sizeof(b->digest), "%s", rev.digest);
-		b->data = data;
-		b->len = len;
-		fbc_buf_init(&gz, len + 65536);
-		if (fbc_http_gzip(&gz, data, len, &err) == 0) {
-			b->gz = fbc_buf_detach(&gz, &b->gz_len);
-		}
-		fbc_buf_dispose(&gz);
-		cache_put(app, b);
 	}
 	fbc_http_body(resp, 200, "application/jsonl", b->data, b->len);
 	resp->body_gz = b->gz;
