@@ -370,6 +370,34 @@ static void fill_headers(fbc_http_req *req, struct MHD_Connection *conn)
 		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_RANGE);
 }
 
+/* The path as it goes to the access log: decoded, so "%0a" would start a
+ * forged log line; control bytes and backslashes are written as \xHH, and
+ * the text is cut at size (with "..."). */
+static void log_escape(char *out, size_t size, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		size_t need = (c < 0x20 || c == 0x7f || c == '\\') ? 4 : 1;
+		if (o + need + 4 > size) {
+			memcpy(out + o, "...", 3);
+			o += 3;
+			break;
+		}
+		if (need == 4) {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[c >> 4];
+			out[o++] = hex[c & 15];
+		} else {
+			out[o++] = (char)c;
+		}
+	}
+	out[o] = '\0';
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **con_cls)
@@ -457,7 +485,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		double ms = (double)(now.tv_sec - st->start.tv_sec) * 1e3 +
 			    (double)(now.tv_nsec - st->start.tv_nsec) / 1e6;
-		fprintf(stderr, "fbcd: %s %s %d %zu %.1fms\n", method, url, st->resp.status,
+		char path[512];
+		log_escape(path, sizeof(path), url);
+		fprintf(stderr, "fbcd: %s %s %d %zu %.1fms\n", method, path, st->resp.status,
 			st->resp.body_len, ms);
 	}
 	return queue(srv, conn, &req, st);

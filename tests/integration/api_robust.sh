@@ -28,7 +28,7 @@ ADMIN=it-admin-token-0123456789abcdef
 B=http://127.0.0.1:$PORT
 MAX_BODY=1000000
 FBCD_ADMIN_TOKEN=$ADMIN "$FBCD" serve --listen "127.0.0.1:$PORT" --database-url "$URL" \
-	--data-dir "$T/data" --max-body $MAX_BODY >"$T/serve.log" 2>&1 &
+	--data-dir "$T/data" --max-body $MAX_BODY --access-log >"$T/serve.log" 2>&1 &
 SERVE_PID=$!
 i=0
 until curl -sf "$B/healthz" >/dev/null 2>&1; do
@@ -70,6 +70,11 @@ req GET /v1/catalogs/ex; expect_code 200 "catalog still there"
 # ---- the response cache tells a decoded '?' in the path from a query
 req GET '/v1/catalogs/ex/packages/example-operator?x=1'; expect_code 200 "package with an ignored argument"
 req GET '/v1/catalogs/ex/packages/example-operator%3Fx=1'; expect_code 404 "package named 'example-operator?x=1'"
+
+# ---- the access log shows the decoded path: a %0a cannot forge a line
+req GET '/healthz%0afbcd:%20FORGED%20200'; expect_code 404 "path with a newline"
+grep -q '^fbcd: FORGED' "$T/serve.log" && fail "a request forged an access log line" || pass
+grep -q 'healthz\\x0afbcd' "$T/serve.log" && pass || fail "escaped path not in the access log"
 
 # ---- headers, URL and arguments are bounded
 python3 - "$PORT" <<'PY' && pass || fail "oversized request heads"
