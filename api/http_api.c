@@ -335,8 +335,12 @@ static int h_readyz(fbc_http_req *req, fbc_http_resp *resp)
 	fbc_error err;
 
 	fbc_error_init(&err);
-	if (fbc_db_ready(APP(req)->db, &err) != 0)
-		return fbc_http_problem(resp, req, 503, "not_ready", "database: %s", err.message);
+	if (fbc_db_ready(APP(req)->db, &err) != 0) {
+		/* libpq's text names the database host and port: log it only */
+		fprintf(stderr, "fbcd: readyz: %s\n", err.message);
+		return fbc_http_problem(resp, req, 503, "not_ready",
+					"the database is not reachable");
+	}
 	fbc_http_body(resp, 200, "application/json", ok, sizeof(ok) - 1);
 	return 0;
 }

@@ -180,6 +180,19 @@ int fbc_http_problem_from_error(fbc_http_resp *resp, fbc_http_req *req, const fb
 	default:
 		break;
 	}
+	if (status >= 500) {
+		/* The detail of a server-side failure (libpq's "connection to server
+		 * at HOST, port N failed", SQL error text) is for the operator, not
+		 * for any client: it goes to the log; the client gets the kind. */
+		fprintf(stderr, "fbcd: %s %s: %d %s%s%s\n", req->method ? req->method : "-",
+			req->path ? req->path : "-", status, err->where, err->where[0] ? ": " : "",
+			err->message);
+		return fbc_http_problem(resp, req, status, code, "%s",
+					status == 503
+						? "a backing service (the database) is "
+						  "unavailable; retry later"
+						: "internal error (details in the server log)");
+	}
 	if (err->where[0])
 		return fbc_http_problem(resp, req, status, code, "%s: %s", err->where,
 					err->message);

@@ -133,7 +133,11 @@ expect_code 413 "gzip bomb"
 # ---- PostgreSQL goes away: 503 at once, then recovery when it is back
 pg_as_user "$PG_BINDIR/pg_ctl" -D "$PGDIR/data" -m fast -w stop >/dev/null
 req GET /v1/catalogs/ex/packages/example-dependency; expect_code 503 "read with the database down"
+PGPORT=$(echo "$URL" | sed -E 's/.*:([0-9]+)\/.*/\1/')
+grep -q "$PGPORT" "$T/body" && fail "a 503 names the database address: $(cat "$T/body")" || pass
+grep -q "$PGPORT" "$T/serve.log" && pass || fail "the database error is not in the server log"
 req GET /readyz; expect_code 503 "readyz with the database down"
+grep -q "$PGPORT" "$T/body" && fail "readyz names the database address" || pass
 req GET /v1/catalogs -H "$AUTH"; expect_code 503 "token check with the database down"
 req PUT /v1/catalogs/ex/content -H "$AUTH" -H 'Content-Type: application/gzip' --data-binary "@$T/cat.tgz"
 expect_code 503 "upload with the database down"

@@ -263,6 +263,44 @@ static void fbc_http_page_args__bounds_limit(void **state)
 	fbc_arena_free(a);
 }
 
+/* Client errors say what was wrong; server-side failures (database text
+ * with host and port, SQL errors) are logged, never sent to the client. */
+static void fbc_http_problem_from_error__hides_server_side_detail(void **state)
+{
+	(void)state;
+	static const struct {
+		int code, status;
+		bool detail_shown;
+	} cases[] = {
+		{FBC_EINVAL, 400, true},    {FBC_ENOTFOUND, 404, true},	 {FBC_ELIMIT, 413, true},
+		{FBC_EUNAVAIL, 503, false}, {FBC_EINTERNAL, 500, false}, {FBC_EIO, 500, false},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fbc_arena *a;
+		fbc_http_req req;
+		fbc_http_resp resp;
+		fbc_error err;
+		char body[1024];
+
+		assert_int_equal(fbc_arena_create(&a, 0), 0);
+		memset(&req, 0, sizeof(req));
+		memset(&resp, 0, sizeof(resp));
+		req.arena = a;
+		req.method = "GET";
+		req.path = "/x";
+		fbc_error_init(&err);
+		fbc_error_set(&err, cases[i].code, "database",
+			      "connection to server at \"10.1.2.3\", port 5432 failed");
+		assert_int_equal(fbc_http_problem_from_error(&resp, &req, &err), 0);
+		assert_int_equal(resp.status, cases[i].status);
+		assert_true(resp.body_len < sizeof(body));
+		memcpy(body, resp.body, resp.body_len);
+		body[resp.body_len] = '\0';
+		assert_int_equal(strstr(body, "10.1.2.3") != NULL, cases[i].detail_shown);
+		fbc_arena_free(a);
+	}
+}
+
 static void fbc_http_problem__has_rfc9457_members(void **state)
 {
 	(void)state;
@@ -1119,6 +1157,7 @@ int main(void)
 		cmocka_unit_test(fbc_http_gzip__round_trips),
 		cmocka_unit_test(fbc_http_page_args__bounds_limit),
 		cmocka_unit_test(fbc_http_problem__has_rfc9457_members),
+		cmocka_unit_test(fbc_http_problem_from_error__hides_server_side_detail),
 		cmocka_unit_test(fbc_http_dispatch__enforces_scopes),
 		cmocka_unit_test(fbc_http_dispatch__not_modified_and_errors),
 		cmocka_unit_test(fbc_http_dispatch__rejects_invalid_utf8),
