@@ -8,12 +8,15 @@ int fbc_cli_load(fbc_catalog **out, const char *cmd, const char *dir, fbc_diags 
 	fbc_error err;
 	int rc;
 
+	if (fbc_diags_init(diags, 0)) {
+		fprintf(stderr, "fbcd %s: out of memory\n", cmd);
+		return FBC_CLI_USAGE;
+	}
 	if ((rc = fbc_cli_check_dir(cmd, dir)))
 		return rc;
 	fbc_error_init(&err);
 	if (fbc_catalog_load_dir(&cat, dir, NULL, diags, &err)) {
-		fprintf(stderr, "fbcd %s: %s%s%s\n", cmd, err.where[0] ? err.where : dir,
-			err.message[0] ? ": " : "", err.message);
+		fbc_cli_report(cmd, &err, dir);
 		return FBC_CLI_USAGE;
 	}
 	*out = cat;

@@ -5,6 +5,51 @@
 #include <string.h>
 #include <sys/stat.h>
 
+int fbc_cli_parse(const char **dir, const fbc_cli_cmd *cmd, void *ctx, int argc, char **argv)
+{
+	int c, rc;
+
+	*dir = NULL;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, cmd->shortopts, cmd->longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			cmd->usage(stdout);
+			return FBC_CLI_OK;
+		case ':':
+			fprintf(stderr, "fbcd %s: option '%s' needs a value\n", cmd->name,
+				argv[optind - 1]);
+			cmd->usage(stderr);
+			return FBC_CLI_USAGE;
+		case '?':
+			fprintf(stderr, "fbcd %s: unknown option '%s'\n", cmd->name,
+				argv[optind - 1]);
+			cmd->usage(stderr);
+			return FBC_CLI_USAGE;
+		default:
+			if ((rc = cmd->option(ctx, c, optarg)))
+				return rc;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "fbcd %s: expected one catalog directory, got %d arguments\n",
+			cmd->name, argc - optind);
+		cmd->usage(stderr);
+		return FBC_CLI_USAGE;
+	}
+	*dir = argv[optind];
+	return FBC_CLI_OK;
+}
+
+void fbc_cli_report(const char *cmd, const fbc_error *err, const char *dflt)
+{
+	const char *where = err->where[0] || !dflt ? err->where : dflt;
+
+	fprintf(stderr, "fbcd %s: %s%s%s\n", cmd, where, where[0] && err->message[0] ? ": " : "",
+		err->message);
+}
+
 int fbc_cli_check_dir(const char *cmd, const char *dir)
 {
 	struct stat sb;

@@ -33,6 +33,32 @@ static void usage(FILE *f)
 	      f);
 }
 
+struct opts {
+	const char *package, *channel;
+	fbc_graph_format format;
+};
+
+static int option(void *ctx, int c, const char *arg)
+{
+	struct opts *o = ctx;
+
+	switch (c) {
+	case 'p':
+		o->package = arg;
+		return 0;
+	case 'c':
+		o->channel = arg;
+		return 0;
+	default: /* 'f' */
+		if (fbc_graph_format_parse(&o->format, arg)) {
+			fprintf(stderr, "fbcd graph: unknown format '%s' (json, dot or mermaid)\n",
+				arg);
+			return FBC_CLI_USAGE;
+		}
+		return 0;
+	}
+}
+
 int fbc_cmd_graph(int argc, char **argv)
 {
 	static const struct option opts[] = {{"package", required_argument, NULL, 'p'},
@@ -40,63 +66,25 @@ int fbc_cmd_graph(int argc, char **argv)
 					     {"format", required_argument, NULL, 'f'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
-	const char *pkg_name = NULL, *ch_name = NULL, *dir;
-	fbc_graph_format fmt = FBC_GRAPH_FORMAT_JSON;
+	static const fbc_cli_cmd cmd = {"graph", ":p:c:f:h", opts, usage, option};
+	struct opts o = {NULL, NULL, FBC_GRAPH_FORMAT_JSON};
+	const char *pkg_name, *ch_name, *dir;
 	fbc_catalog *cat = NULL;
 	fbc_graph *g = NULL;
 	fbc_package *pkg;
 	fbc_channel *ch;
-	fbc_diags diags;
+	fbc_diags diags = {0};
 	fbc_error err;
 	fbc_buf out;
-	int c, rc, status = FBC_CLI_USAGE;
+	int rc, status;
 
 	fbc_error_init(&err);
 	fbc_buf_init(&out, 0);
-	if (fbc_diags_init(&diags, 0)) {
-		fputs("fbcd graph: out of memory\n", stderr);
-		return FBC_CLI_USAGE;
-	}
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:c:f:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			pkg_name = optarg;
-			break;
-		case 'c':
-			ch_name = optarg;
-			break;
-		case 'f':
-			if (fbc_graph_format_parse(&fmt, optarg)) {
-				fprintf(stderr,
-					"fbcd graph: unknown format '%s' (json, dot or mermaid)\n",
-					optarg);
-				goto done;
-			}
-			break;
-		case 'h':
-			usage(stdout);
-			status = FBC_CLI_OK;
-			goto done;
-		case ':':
-			fprintf(stderr, "fbcd graph: option '%s' needs a value\n",
-				argv[optind - 1]);
-			usage(stderr);
-			goto done;
-		default:
-			fprintf(stderr, "fbcd graph: unknown option '%s'\n", argv[optind - 1]);
-			usage(stderr);
-			goto done;
-		}
-	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "fbcd graph: expected one catalog directory, got %d arguments\n",
-			argc - optind);
-		usage(stderr);
+	if ((status = fbc_cli_parse(&dir, &cmd, &o, argc, argv)) || !dir)
 		goto done;
-	}
-	dir = argv[optind];
+	pkg_name = o.package;
+	ch_name = o.channel;
+	status = FBC_CLI_USAGE;
 	if (!pkg_name) {
 		fputs("fbcd graph: --package is required\n", stderr);
 		usage(stderr);
@@ -127,7 +115,7 @@ int fbc_cmd_graph(int argc, char **argv)
 			ch_name, err.message);
 		goto done;
 	}
-	rc = fbc_graph_write(&out, pkg, g, fmt);
+	rc = fbc_graph_write(&out, pkg, g, o.format);
 	if (rc || fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout)) {
 		fputs("fbcd graph: writing the graph failed\n", stderr);
 		goto done;

@@ -31,67 +31,47 @@ static void usage(FILE *f)
 	      f);
 }
 
+static int option(void *ctx, int c, const char *arg)
+{
+	(void)ctx;
+	(void)c; /* 'o' */
+	if (strcmp(arg, "json") != 0) {
+		fprintf(stderr, "fbcd render: unknown output format '%s' (json)\n", arg);
+		return FBC_CLI_USAGE;
+	}
+	return 0;
+}
+
 int fbc_cmd_render(int argc, char **argv)
 {
 	static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
+	static const fbc_cli_cmd cmd = {"render", ":o:h", opts, usage, option};
 	fbc_catalog *cat = NULL;
-	fbc_diags diags;
+	fbc_diags diags = {0};
 	fbc_error err;
-	int c, status = FBC_CLI_USAGE;
+	const char *dir;
+	int status;
 
 	fbc_error_init(&err);
-	if (fbc_diags_init(&diags, 0)) {
-		fputs("fbcd render: out of memory\n", stderr);
-		return FBC_CLI_USAGE;
-	}
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (strcmp(optarg, "json") != 0) {
-				fprintf(stderr, "fbcd render: unknown output format '%s' (json)\n",
-					optarg);
-				goto done;
-			}
-			break;
-		case 'h':
-			usage(stdout);
-			status = FBC_CLI_OK;
-			goto done;
-		case ':':
-			fprintf(stderr, "fbcd render: option '%s' needs a value\n",
-				argv[optind - 1]);
-			usage(stderr);
-			goto done;
-		default:
-			fprintf(stderr, "fbcd render: unknown option '%s'\n", argv[optind - 1]);
-			usage(stderr);
-			goto done;
-		}
-	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "fbcd render: expected one catalog directory, got %d arguments\n",
-			argc - optind);
-		usage(stderr);
+	if ((status = fbc_cli_parse(&dir, &cmd, NULL, argc, argv)) || !dir)
 		goto done;
-	}
-	if ((status = fbc_cli_load(&cat, "render", argv[optind], &diags)))
+	if ((status = fbc_cli_load(&cat, "render", dir, &diags)))
 		goto done;
 	if (fbc_diags_count(&diags)) {
 		fbc_diags_sort(&diags);
 		fbc_cli_print_diags_text(stderr, &diags);
-		fprintf(stderr, "fbcd render: %s: %zu load error(s); nothing rendered\n",
-			argv[optind], fbc_diags_count(&diags) + diags.dropped);
+		fprintf(stderr, "fbcd render: %s: %zu load error(s); nothing rendered\n", dir,
+			fbc_diags_count(&diags) + diags.dropped);
 		status = FBC_CLI_INVALID;
 		goto done;
 	}
 	if (fbc_render_catalog(cat, fbc_cli_write_file, stdout, &err) || fflush(stdout) ||
 	    ferror(stdout)) {
-		fprintf(stderr, "fbcd render: %s: %s\n", err.where[0] ? err.where : "stdout",
-			err.message[0] ? err.message : "write failed");
+		if (!err.message[0])
+			fbc_error_set(&err, FBC_EIO, "stdout", "write failed");
+		fbc_cli_report("render", &err, "stdout");
 		status = FBC_CLI_USAGE;
 		goto done;
 	}

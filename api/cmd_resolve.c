@@ -307,7 +307,7 @@ int fbc_cmd_resolve(int argc, char **argv)
 	status = res->satisfiable ? FBC_CLI_OK : FBC_CLI_INVALID;
 	goto done;
 report:
-	fprintf(stderr, "fbcd resolve: %s%s%s\n", err.where, err.where[0] ? ": " : "", err.message);
+	fbc_cli_report("resolve", &err, NULL);
 	status = FBC_CLI_USAGE;
 done:
 	free(text);

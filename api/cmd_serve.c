@@ -1,6 +1,7 @@
 /* fbcd serve: configuration, database (external or embedded), HTTP server,
  * and a clean stop on SIGTERM/SIGINT. */
 #include "api/cli.h"
+#include "api/cli_util.h"
 
 #include "api/http.h"
 #include "api/http_api.h"
@@ -18,12 +19,6 @@
 #define GRACE_MS 30000
 /* how long a resolved current revision is reused (see http_api.h) */
 #define REV_TTL_MS 1000
-
-static void report(const fbc_error *err)
-{
-	fprintf(stderr, "fbcd serve: %s%s%s\n", err->where, err->where[0] ? ": " : "",
-		err->message);
-}
 
 static void print_routes(void)
 {
@@ -63,7 +58,7 @@ int fbc_cmd_serve(int argc, char **argv)
 		goto done;
 	}
 	if (rc != 0) {
-		report(&err);
+		fbc_cli_report("serve", &err, NULL);
 		goto done;
 	}
 	if (cfg.print_routes || cfg.print_openapi) {
@@ -84,12 +79,12 @@ int fbc_cmd_serve(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	if ((rc = make_dir(cfg.data_dir, &err)) != 0) {
-		report(&err);
+		fbc_cli_report("serve", &err, NULL);
 		goto done;
 	}
 	if ((size_t)snprintf(tmp_dir, sizeof(tmp_dir), "%s/tmp", cfg.data_dir) >= sizeof(tmp_dir) ||
 	    make_dir(tmp_dir, &err) != 0) {
-		report(&err);
+		fbc_cli_report("serve", &err, NULL);
 		goto done;
 	}
 	if (!cfg.database_url) {
@@ -97,7 +92,7 @@ int fbc_cmd_serve(int argc, char **argv)
 			"fbcd serve: no database URL; starting the embedded PostgreSQL in %s\n",
 			cfg.data_dir);
 		if (fbc_db_embedded_start(&emb, cfg.data_dir, &err) != 0) {
-			report(&err);
+			fbc_cli_report("serve", &err, NULL);
 			goto done;
 		}
 	}
@@ -107,12 +102,12 @@ int fbc_cmd_serve(int argc, char **argv)
 	dopt.pool_size = cfg.pool_size;
 	dopt.migrate = true;
 	if (fbc_db_open(&db, &dopt, &err) != 0) {
-		report(&err);
+		fbc_cli_report("serve", &err, NULL);
 		goto done;
 	}
 	if (cfg.admin_token && cfg.admin_token[0] &&
 	    fbc_db_token_seed(db, cfg.admin_token, FBC_DB_SCOPE_ADMIN, &err) != 0) {
-		report(&err);
+		fbc_cli_report("serve", &err, NULL);
 		goto done;
 	}
 	if (fbc_http_app_init(&app, db, tmp_dir, cfg.cache_bytes, REV_TTL_MS) != 0) {
@@ -134,7 +129,7 @@ int fbc_cmd_serve(int argc, char **argv)
 	sopt.n_routes = n_routes;
 	sopt.access_log = cfg.access_log;
 	if (fbc_http_server_start(&srv, &sopt, &err) != 0) {
-		report(&err);
+		fbc_cli_report("serve", &err, NULL);
 		goto done;
 	}
 	fprintf(stderr, "fbcd serve: listening on %s (port %u), reads %s\n", cfg.listen,

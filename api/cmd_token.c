@@ -1,5 +1,6 @@
 /* fbcd token create|revoke: manage API bearer tokens (stored hashed). */
 #include "api/cli.h"
+#include "api/cli_util.h"
 
 #include "db/db.h"
 #include "db/embedded.h"
@@ -19,12 +20,6 @@ static void usage(FILE *f)
 		   "The database comes from --database-url or FBCD_DATABASE_URL; without\n"
 		   "either, the embedded PostgreSQL under --data-dir (FBCD_DATA_DIR) is used\n"
 		   "(it must not be running under another fbcd process).\n");
-}
-
-static void report(const fbc_error *err)
-{
-	fprintf(stderr, "fbcd token: %s%s%s\n", err->where, err->where[0] ? ": " : "",
-		err->message);
 }
 
 int fbc_cmd_token(int argc, char **argv)
@@ -88,7 +83,7 @@ int fbc_cmd_token(int argc, char **argv)
 			return 2;
 		}
 		if (fbc_db_scope_parse(&scope, scope_s, &err) != 0) {
-			report(&err);
+			fbc_cli_report("token", &err, NULL);
 			return 2;
 		}
 		if (optind != argc) {
@@ -113,7 +108,7 @@ int fbc_cmd_token(int argc, char **argv)
 	}
 	if (!url || !url[0]) {
 		if (fbc_db_embedded_start(&emb, data_dir ? data_dir : "fbcd-data", &err) != 0) {
-			report(&err);
+			fbc_cli_report("token", &err, NULL);
 			goto done;
 		}
 		url = fbc_db_embedded_url(emb);
@@ -124,13 +119,13 @@ int fbc_cmd_token(int argc, char **argv)
 	dopt.pool_size = 1;
 	dopt.migrate = true;
 	if (fbc_db_open(&db, &dopt, &err) != 0) {
-		report(&err);
+		fbc_cli_report("token", &err, NULL);
 		goto done;
 	}
 	if (!strcmp(sub, "create")) {
 		json_t *info = NULL;
 		if (fbc_db_token_create(&token, &info, db, scope, desc, &err) != 0) {
-			report(&err);
+			fbc_cli_report("token", &err, NULL);
 			goto done;
 		}
 		printf("%s\n", token);
@@ -141,7 +136,7 @@ int fbc_cmd_token(int argc, char **argv)
 				(long long)json_integer_value(idj), fbc_db_scope_name(scope));
 		json_decref(info);
 	} else if (fbc_db_token_revoke(db, id, &err) != 0) {
-		report(&err);
+		fbc_cli_report("token", &err, NULL);
 		status = err.code == FBC_ENOTFOUND ? 1 : 2;
 		goto done;
 	}

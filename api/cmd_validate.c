@@ -53,74 +53,55 @@ static size_t count_files(const fbc_diags *diags)
 	return n;
 }
 
+struct opts {
+	fbc_validate_opts validate;
+	int json;
+};
+
+static int option(void *ctx, int c, const char *arg)
+{
+	struct opts *o = ctx;
+
+	switch (c) {
+	case 'o':
+		if (strcmp(arg, "json") && strcmp(arg, "text")) {
+			fprintf(stderr,
+				"fbcd validate: unknown output format '%s' (text or json)\n", arg);
+			return FBC_CLI_USAGE;
+		}
+		o->json = strcmp(arg, "json") == 0;
+		return 0;
+	default: /* 's' */
+		o->validate.strict = true;
+		return 0;
+	}
+}
+
 int fbc_cmd_validate(int argc, char **argv)
 {
 	static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
 					     {"strict", no_argument, NULL, 's'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
-	fbc_validate_opts vopts = {0};
+	static const fbc_cli_cmd cmd = {"validate", ":o:h", opts, usage, option};
+	struct opts o = {{0}, 0};
 	fbc_catalog *cat = NULL;
-	fbc_diags diags;
+	fbc_diags diags = {0};
 	fbc_error err;
 	fbc_buf out;
 	const char *dir;
-	int c, json = 0, status = FBC_CLI_USAGE;
+	int status, json;
 	size_t n;
 
 	fbc_error_init(&err);
 	fbc_buf_init(&out, 0);
-	if (fbc_diags_init(&diags, 0)) {
-		fputs("fbcd validate: out of memory\n", stderr);
-		return FBC_CLI_USAGE;
-	}
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (strcmp(optarg, "json") == 0) {
-				json = 1;
-			} else if (strcmp(optarg, "text") == 0) {
-				json = 0;
-			} else {
-				fprintf(stderr,
-					"fbcd validate: unknown output format '%s' (text or "
-					"json)\n",
-					optarg);
-				goto done;
-			}
-			break;
-		case 's':
-			vopts.strict = true;
-			break;
-		case 'h':
-			usage(stdout);
-			status = FBC_CLI_OK;
-			goto done;
-		case ':':
-			fprintf(stderr, "fbcd validate: option '%s' needs a value\n",
-				argv[optind - 1]);
-			usage(stderr);
-			goto done;
-		default:
-			fprintf(stderr, "fbcd validate: unknown option '%s'\n", argv[optind - 1]);
-			usage(stderr);
-			goto done;
-		}
-	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "fbcd validate: expected one catalog directory, got %d arguments\n",
-			argc - optind);
-		usage(stderr);
+	if ((status = fbc_cli_parse(&dir, &cmd, &o, argc, argv)) || !dir)
 		goto done;
-	}
-	dir = argv[optind];
+	json = o.json;
 	if ((status = fbc_cli_load(&cat, "validate", dir, &diags)))
 		goto done;
-	if (fbc_validate(cat, &vopts, &diags, &err)) {
-		fprintf(stderr, "fbcd validate: %s: %s\n", err.where[0] ? err.where : dir,
-			err.message);
+	if (fbc_validate(cat, &o.validate, &diags, &err)) {
+		fbc_cli_report("validate", &err, dir);
 		status = FBC_CLI_USAGE;
 		goto done;
 	}

@@ -264,6 +264,61 @@ static void fbc_cli_format_diags_json__omits_absent_fields(void **state)
 	fbc_diags_dispose(&diags);
 }
 
+static void parse_usage(FILE *f)
+{
+	fputs("usage: fbcd t DIR\n", f);
+}
+
+/* 'x' takes a value ("bad" is refused), 'y' does not. */
+static int parse_option(void *ctx, int c, const char *arg)
+{
+	char *seen = ctx;
+
+	if (c == 'x' && strcmp(arg, "bad") == 0)
+		return FBC_CLI_USAGE;
+	seen[strlen(seen)] = (char)c;
+	return 0;
+}
+
+static int parse(const char **dir, char *seen, int argc, const char **argv)
+{
+	static const struct option opts[] = {{"ex", required_argument, NULL, 'x'},
+					     {"why", no_argument, NULL, 'y'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	static const fbc_cli_cmd cmd = {"t", ":x:yh", opts, parse_usage, parse_option};
+	char *args[8];
+
+	memset(seen, 0, 8);
+	for (int i = 0; i < argc; i++)
+		args[i] = (char *)argv[i];
+	args[argc] = NULL;
+	return fbc_cli_parse(dir, &cmd, seen, argc, args);
+}
+
+static void fbc_cli_parse__options_then_one_directory(void **state)
+{
+	const char *dir = "unset";
+	char seen[8];
+
+	(void)state;
+	assert_int_equal(parse(&dir, seen, 5, (const char *[]){"t", "-x", "1", "--why", "d"}),
+			 FBC_CLI_OK);
+	assert_string_equal(dir, "d");
+	assert_string_equal(seen, "xy");
+	/* --help: nothing more to do, later errors are not looked at */
+	assert_int_equal(parse(&dir, seen, 4, (const char *[]){"t", "-y", "--help", "--nope"}),
+			 FBC_CLI_OK);
+	assert_null(dir);
+	assert_int_equal(parse(&dir, seen, 3, (const char *[]){"t", "--nope", "d"}), FBC_CLI_USAGE);
+	assert_int_equal(parse(&dir, seen, 3, (const char *[]){"t", "d", "-x"}), FBC_CLI_USAGE);
+	assert_int_equal(parse(&dir, seen, 4, (const char *[]){"t", "-x", "bad", "d"}),
+			 FBC_CLI_USAGE);
+	assert_string_equal(seen, "");
+	assert_int_equal(parse(&dir, seen, 1, (const char *[]){"t"}), FBC_CLI_USAGE);
+	assert_int_equal(parse(&dir, seen, 3, (const char *[]){"t", "a", "b"}), FBC_CLI_USAGE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +329,7 @@ int main(void)
 		cmocka_unit_test(fbc_render_bundle__reports_buffer_limit),
 		cmocka_unit_test(fbc_cli_format_diag__file_line_code_and_context),
 		cmocka_unit_test(fbc_cli_format_diags_json__omits_absent_fields),
+		cmocka_unit_test(fbc_cli_parse__options_then_one_directory),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
