@@ -3,8 +3,8 @@
  * (fbc_http_dispatch): routing over the real route table (path patterns and
  * parameters), query arguments, limit and cursor (fbc_http_page_args and the
  * database layer's cursor decoding db_page_args), the Authorization scope
- * check, JSON request bodies, If-None-Match, Range/If-Range and
- * Accept-Encoding (with gzip of the body).
+ * check, JSON request bodies, If-None-Match, Range/If-Range,
+ * Accept-Encoding (with gzip of the body) and the upload Content-Type.
  *
  * Input, one field per line: method, path, Range, If-Range, If-None-Match,
  * Accept-Encoding, Authorization, Content-Type (an empty line is an absent
@@ -16,6 +16,7 @@
 
 #include "api/http.h"
 #include "api/http_api.h"
+#include "api/http_content.h"
 #include "db/internal.h"
 
 #include <stdlib.h>
@@ -186,6 +187,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	(void)fbc_http_etag_matches(req.if_none_match, "\"fuzz\"");
+	(void)fbc_http_content_kind(req.content_type);
 	fbc_http_resp_dispose(&resp);
 done:
 	fbc_arena_free(arena);
