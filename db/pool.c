@@ -1,5 +1,6 @@
 /* Connection pool, statement execution and small helpers; see db.h. */
 #include "db/internal.h"
+#include "service/base/utf8.h"
 
 #include <errno.h>
 #include <openssl/evp.h>
@@ -367,36 +368,7 @@ done:
 /* Strict UTF-8 of n bytes (no NUL, overlong forms, surrogates). */
 static bool utf8_valid(const unsigned char *p, size_t n)
 {
-	for (size_t i = 0; i < n;) {
-		unsigned c = p[i], k, cp;
-
-		if (c == 0)
-			return false;
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xC2 && c <= 0xDF)
-			k = 1, cp = c & 0x1F;
-		else if (c >= 0xE0 && c <= 0xEF)
-			k = 2, cp = c & 0x0F;
-		else if (c >= 0xF0 && c <= 0xF4)
-			k = 3, cp = c & 0x07;
-		else
-			return false;
-		if (n - i <= k)
-			return false;
-		for (unsigned j = 1; j <= k; j++) {
-			if ((p[i + j] & 0xC0) != 0x80)
-				return false;
-			cp = cp << 6 | (p[i + j] & 0x3F);
-		}
-		if ((k == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-		    (k == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
-			return false;
-		i += k + 1;
-	}
-	return true;
+	return !memchr(p, 0, n) && fbc_utf8_valid((const char *)p, n);
 }
 
 int db_page_args(unsigned *limit, char **key, const fbc_db_page *page, fbc_error *err)

@@ -1,6 +1,7 @@
 #include "service/base/buf.h"
 
 #include "service/base/error.h"
+#include "service/base/utf8.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -105,32 +106,6 @@ int fbc_buf_printf(fbc_buf *b, const char *fmt, ...)
 	return rc;
 }
 
-/* Length of the valid UTF-8 sequence at p (no overlongs, no surrogates, at
- * most U+10FFFF), 0 when invalid. */
-static size_t utf8_len(const unsigned char *p, size_t avail)
-{
-	size_t n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : 2;
-	unsigned lo = 0x80, hi = 0xbf;
-
-	if (p[0] < 0xc2 || p[0] > 0xf4 || avail < n)
-		return 0;
-	if (p[0] == 0xe0)
-		lo = 0xa0;
-	else if (p[0] == 0xed)
-		hi = 0x9f;
-	else if (p[0] == 0xf0)
-		lo = 0x90;
-	else if (p[0] == 0xf4)
-		hi = 0x8f;
-	if (p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++) {
-		if (p[i] < 0x80 || p[i] > 0xbf)
-			return 0;
-	}
-	return n;
-}
-
 int fbc_buf_put_json_string(fbc_buf *b, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -147,7 +122,7 @@ int fbc_buf_put_json_string(fbc_buf *b, const char *s, size_t n)
 		if (c >= 0x80) {
 			/* JSON text must be UTF-8: bytes that are not (file names,
 			 * raw input quoted in a message) become U+FFFD */
-			size_t k = utf8_len((const unsigned char *)s + i, n - i);
+			size_t k = fbc_utf8_decode(NULL, (const unsigned char *)s + i, n - i);
 
 			if (k > 0) {
 				i += k - 1;

@@ -4,6 +4,7 @@
  * and Go-compatible double formatting.
  */
 #include "service/cel/cel_int.h"
+#include "service/base/utf8.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -61,43 +62,7 @@ const char *cel_kind_name(cel_kind k)
 
 bool cel_utf8_valid(const char *s, size_t n)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0;
-
-	while (i < n) {
-		unsigned char c = u[i];
-		size_t k, need;
-		uint32_t cp;
-
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xC2 && c <= 0xDF) {
-			need = 1;
-			cp = c & 0x1F;
-		} else if (c >= 0xE0 && c <= 0xEF) {
-			need = 2;
-			cp = c & 0x0F;
-		} else if (c >= 0xF0 && c <= 0xF4) {
-			need = 3;
-			cp = c & 0x07;
-		} else {
-			return false;
-		}
-		if (need >= n - i)
-			return false;
-		for (k = 1; k <= need; k++) {
-			if ((u[i + k] & 0xC0) != 0x80)
-				return false;
-			cp = (cp << 6) | (u[i + k] & 0x3F);
-		}
-		if ((need == 2 && cp < 0x800) || (need == 3 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-		    (cp >= 0xD800 && cp <= 0xDFFF))
-			return false;
-		i += need + 1;
-	}
-	return true;
+	return fbc_utf8_valid(s, n);
 }
 
 size_t cel_utf8_count(const char *s, size_t n)

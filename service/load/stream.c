@@ -4,6 +4,7 @@
  * L6-L9 (§1.5). Runs on worker threads: touches nothing shared.
  */
 #include "service/load/internal.h"
+#include "service/base/utf8.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -486,32 +487,6 @@ static bool hex4(const char *p, const char *end, unsigned *out)
 	return true;
 }
 
-/* Length of the valid UTF-8 sequence at p (Go's utf8.DecodeRune rules: no
- * overlongs, no surrogates, at most U+10FFFF), or 0 when it is invalid. */
-static size_t utf8_valid_len(const unsigned char *p, const unsigned char *end)
-{
-	size_t n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : 2;
-	unsigned lo = 0x80, hi = 0xbf;
-
-	if (p[0] < 0xc2 || p[0] > 0xf4 || (size_t)(end - p) < n)
-		return 0;
-	if (p[0] == 0xe0)
-		lo = 0xa0;
-	else if (p[0] == 0xed)
-		hi = 0x9f;
-	else if (p[0] == 0xf0)
-		lo = 0x90;
-	else if (p[0] == 0xf4)
-		hi = 0x8f;
-	if (p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++) {
-		if (p[i] < 0x80 || p[i] > 0xbf)
-			return 0;
-	}
-	return n;
-}
-
 /*
  * What Go's encoding/json accepts and jansson does not, rewritten so that
  * jansson decodes it the way opm sees it: invalid UTF-8 bytes and lone
@@ -539,8 +514,8 @@ static char *json_sanitize(const char *data, size_t len, size_t *out_len)
 		unsigned u, u2;
 
 		if (c >= 0x80) {
-			size_t n = utf8_valid_len((const unsigned char *)p,
-						  (const unsigned char *)end);
+			size_t n =
+				fbc_utf8_decode(NULL, (const unsigned char *)p, (size_t)(end - p));
 			if (n == 0) {
 				memcpy(w, "\xef\xbf\xbd", 3);
 				w += 3;

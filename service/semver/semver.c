@@ -6,6 +6,7 @@
  * can be matched against one shown by opm.
  */
 #include "service/semver/semver_int.h"
+#include "service/base/utf8.h"
 
 #include <assert.h>
 #include <stdint.h>
@@ -14,41 +15,6 @@
 #include <string.h>
 
 /* ---- Go string helpers ------------------------------------------------- */
-
-/* Length of a valid UTF-8 sequence at p (n bytes available) and its rune;
- * 0 when the bytes are not valid UTF-8 (Go then sees RuneError, width 1). */
-static size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *r)
-{
-	if (n == 0)
-		return 0;
-	if (p[0] < 0x80) {
-		*r = p[0];
-		return 1;
-	}
-	if (p[0] >= 0xc2 && p[0] <= 0xdf && n >= 2 && (p[1] & 0xc0) == 0x80) {
-		*r = ((uint32_t)(p[0] & 0x1f) << 6) | (p[1] & 0x3f);
-		return 2;
-	}
-	if (p[0] >= 0xe0 && p[0] <= 0xef && n >= 3 && (p[1] & 0xc0) == 0x80 &&
-	    (p[2] & 0xc0) == 0x80) {
-		uint32_t c = ((uint32_t)(p[0] & 0x0f) << 12) | ((uint32_t)(p[1] & 0x3f) << 6) |
-			     (p[2] & 0x3f);
-		if (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))
-			return 0;
-		*r = c;
-		return 3;
-	}
-	if (p[0] >= 0xf0 && p[0] <= 0xf4 && n >= 4 && (p[1] & 0xc0) == 0x80 &&
-	    (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80) {
-		uint32_t c = ((uint32_t)(p[0] & 0x07) << 18) | ((uint32_t)(p[1] & 0x3f) << 12) |
-			     ((uint32_t)(p[2] & 0x3f) << 6) | (p[3] & 0x3f);
-		if (c < 0x10000 || c > 0x10ffff)
-			return 0;
-		*r = c;
-		return 4;
-	}
-	return 0;
-}
 
 static bool is_unicode_space(uint32_t r)
 {
@@ -80,7 +46,7 @@ void go_trim_space(const char **p, size_t *n)
 	uint32_t r;
 	size_t w;
 
-	while (len > 0 && (w = utf8_decode(s, len, &r)) > 0 && is_unicode_space(r)) {
+	while (len > 0 && (w = fbc_utf8_decode(&r, s, len)) > 0 && is_unicode_space(r)) {
 		s += w;
 		len -= w;
 	}
@@ -89,7 +55,7 @@ void go_trim_space(const char **p, size_t *n)
 		size_t k = 1;
 		while (k < 4 && k < len && (s[len - k] & 0xc0) == 0x80)
 			k++;
-		w = utf8_decode(s + len - k, k, &r);
+		w = fbc_utf8_decode(&r, s + len - k, k);
 		if (w != k || !is_unicode_space(r))
 			break;
 		len -= k;
@@ -112,7 +78,7 @@ const char *go_quote(char dst[QUOTE_MAX], const char *s, size_t n)
 		size_t tl = 0, w;
 		uint32_t r = 0;
 
-		w = utf8_decode(p + i, n - i, &r);
+		w = fbc_utf8_decode(&r, p + i, n - i);
 		if (w == 0) {
 			tmp[tl++] = '\\';
 			tmp[tl++] = 'x';

@@ -3,6 +3,7 @@
 #include "service/base/diag.h"
 #include "service/base/error.h"
 #include "service/base/strmap.h"
+#include "service/base/utf8.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -121,6 +122,50 @@ static void fbc_error_set__truncates(void **state)
 	assert_memory_equal(e.message, "ctx: aaa", 8);
 }
 
+/* Every code point round-trips except the surrogates; the forms Go refuses
+ * (overlong, above U+10FFFF, stray or missing continuation bytes) give 0. */
+static void fbc_utf8_decode__go_rules(void **state)
+{
+	unsigned char b[4];
+	uint32_t cp;
+
+	(void)state;
+	for (uint32_t c = 0; c <= 0x10ffff; c++) {
+		size_t n = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+
+		if (n == 1)
+			b[0] = (unsigned char)c;
+		else
+			b[0] = (unsigned char)((n == 2	 ? 0xc0
+						: n == 3 ? 0xe0
+							 : 0xf0) |
+					       c >> (6 * (n - 1)));
+		for (size_t i = 1; i < n; i++)
+			b[i] = (unsigned char)(0x80 | ((c >> (6 * (n - 1 - i))) & 0x3f));
+		cp = 0xffffffffu;
+		if (c >= 0xd800 && c <= 0xdfff) {
+			assert_int_equal(fbc_utf8_decode(&cp, b, n), 0);
+			continue;
+		}
+		assert_int_equal(fbc_utf8_decode(&cp, b, n), n);
+		assert_int_equal(cp, c);
+		if (n > 1)
+			assert_int_equal(fbc_utf8_decode(&cp, b, n - 1), 0); /* cut short */
+	}
+	assert_int_equal(fbc_utf8_decode(NULL, (const unsigned char *)"\xc0\x80", 2), 0);
+	assert_int_equal(fbc_utf8_decode(NULL, (const unsigned char *)"\xe0\x9f\xbf", 3), 0);
+	assert_int_equal(fbc_utf8_decode(NULL, (const unsigned char *)"\xf0\x8f\xbf\xbf", 4), 0);
+	assert_int_equal(fbc_utf8_decode(NULL, (const unsigned char *)"\xf4\x90\x80\x80", 4), 0);
+	assert_int_equal(fbc_utf8_decode(NULL, (const unsigned char *)"\xf5\x80\x80\x80", 4), 0);
+	assert_int_equal(fbc_utf8_decode(NULL, (const unsigned char *)"\x80", 1), 0);
+	assert_int_equal(fbc_utf8_decode(NULL, (const unsigned char *)"\xe2\x82\x41", 3), 0);
+	assert_int_equal(fbc_utf8_decode(NULL, (const unsigned char *)"", 0), 0);
+	assert_true(fbc_utf8_valid("a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 10));
+	assert_true(fbc_utf8_valid("", 0));
+	assert_false(fbc_utf8_valid("a\xc3", 2));
+	assert_false(fbc_utf8_valid("\xed\xa0\x80", 3));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -131,6 +176,7 @@ int main(void)
 		cmocka_unit_test(fbc_strmap_put__grows_and_finds),
 		cmocka_unit_test(fbc_diags_sort__orders_and_dedupes_per_channel),
 		cmocka_unit_test(fbc_error_set__truncates),
+		cmocka_unit_test(fbc_utf8_decode__go_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
