@@ -17,7 +17,9 @@ Prints one line per failure; exit 1 if any.
 import json
 import re
 import sys
+import http.client
 import urllib.error
+import urllib.parse
 import urllib.request
 
 TYPES = {
@@ -101,6 +103,24 @@ def find_operation(doc, path, method="get"):
     return None, None
 
 
+def early_answer(url, method, data):
+    """Send a request whose body the server may refuse part-way; return the answer."""
+    u = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+    conn.putrequest(method, u.path + ("?" + u.query if u.query else ""))
+    conn.putheader("Content-Type", "application/json")
+    conn.putheader("Content-Length", str(len(data)))
+    conn.endheaders()
+    try:
+        conn.send(data)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    r = conn.getresponse()
+    answer = r.status, r.getheader("Content-Type", ""), r.read()
+    conn.close()
+    return answer
+
+
 def main():
     base, doc_path, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
     doc = json.load(open(doc_path))
@@ -133,6 +153,12 @@ def main():
                 status, ctype, body = r.status, r.headers.get("Content-Type", ""), r.read()
         except urllib.error.HTTPError as e:
             status, ctype, body = e.code, e.headers.get("Content-Type", ""), e.read()
+        except urllib.error.URLError as e:
+            if not isinstance(e.reason, (BrokenPipeError, ConnectionResetError)):
+                raise
+            # The server answered (413) before the whole body was sent and
+            # closed the connection, as it should; read that early answer.
+            status, ctype, body = early_answer(base + full, method, data)
         if status < 300 and req_errors:
             # the server accepted a body its documented schema rejects
             print(f"{method} {full}: accepted, but the request schema says: {req_errors[0]}")
