@@ -248,14 +248,16 @@ json.dump({'catalogs': [{'name': 'big', 'fbc': [blob] * 50}], 'requests': []}, o
 resolve "$T/big.json"; problem 413 too_large "body over --max-body"
 req GET /v1/resolve; expect_code 405 "GET /v1/resolve"
 
-# ---- real responses against the OpenAPI schemas (and accepted bodies against the request schema)
+# ---- real responses against the OpenAPI schemas (and accepted bodies against the request schema).
+# (Not the oversized body: the server answers 413 and closes before the upload ends, which
+# urllib reports as a broken pipe; curl above checks that answer.)
 curl -s "$B/openapi.json" >"$T/doc.json"
 python3 "$HERE/openapi_validate.py" "$B" "$T/doc.json" \
 	"POST /v1/resolve $T/hive.json" "POST /v1/resolve?stats=true $T/alloy.json" \
 	"POST /v1/resolve $T/mixed.json" "POST /v1/resolve $T/range.json" \
 	"POST /v1/resolve $T/prio3.json" "POST /v1/resolve $T/path.json" \
 	"POST /v1/resolve $T/unknown.json" "POST /v1/resolve $T/typo.json" \
-	"POST /v1/resolve $T/trunc.json" "POST /v1/resolve $T/big.json" \
+	"POST /v1/resolve $T/trunc.json" \
 	>"$T/schema.out" 2>&1 && pass || { fail "responses do not match the OpenAPI schemas"; sed -n 1,30p "$T/schema.out" | sed 's/^/    /'; }
 tail -n 1 "$T/schema.out" | sed 's/^/    /'
 
