@@ -265,14 +265,12 @@ int fbc_cmd_resolve(int argc, char **argv)
 		fbc_diags diags;
 		int rc;
 
-		if (fbc_diags_init(&diags, 0) < 0) {
+		if (c->path) {
+			/* fbc_cli_load initialises diags itself */
+			rc = fbc_cli_load(&loaded[k], "resolve", c->path, &diags);
+		} else if (fbc_diags_init(&diags, 0) < 0) {
 			fprintf(stderr, "fbcd resolve: out of memory\n");
 			goto done;
-		}
-		if (c->path) {
-			rc = fbc_cli_check_dir("resolve", c->path);
-			if (rc == 0)
-				rc = fbc_cli_load(&loaded[k], "resolve", c->path, &diags);
 		} else {
 			rc = fbc_resolve_catalog_from_blobs(&loaded[k], c->fbc, c->name, &diags,
 							    &err);

@@ -11,6 +11,7 @@ int fbc_diags_init(fbc_diags *d, size_t max)
 	fbc_vec_init(&d->items, sizeof(fbc_diag));
 	d->max = max ? max : 10000;
 	d->dropped = 0;
+	d->arena = NULL; /* so that dispose is safe even when creation fails */
 	return fbc_arena_create(&d->arena, 0);
 }
 
