@@ -1,6 +1,7 @@
 /* The libmicrohttpd server: request lifecycle (arena, bounded body),
  * routing, authentication, conditional requests, gzip, graceful stop. */
 #include "api/http.h"
+#include "service/base/utf8.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -128,39 +129,11 @@ static void apply_range(fbc_http_req *req, fbc_http_resp *resp)
 	resp->no_compress = true;
 }
 
-/* Strict UTF-8 (no overlong forms, surrogates or code points past
- * U+10FFFF). Paths and arguments reach PostgreSQL as text parameters, which
- * refuses anything else with an error that would otherwise be a 500. */
+/* Paths and arguments reach PostgreSQL as text parameters, which refuses
+ * anything but UTF-8 with an error that would otherwise be a 500. */
 static bool utf8_valid(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
-	while (*p) {
-		unsigned c = *p, n, cp;
-
-		if (c < 0x80) {
-			p++;
-			continue;
-		}
-		if (c >= 0xC2 && c <= 0xDF)
-			n = 1, cp = c & 0x1F;
-		else if (c >= 0xE0 && c <= 0xEF)
-			n = 2, cp = c & 0x0F;
-		else if (c >= 0xF0 && c <= 0xF4)
-			n = 3, cp = c & 0x07;
-		else
-			return false;
-		for (unsigned i = 1; i <= n; i++) {
-			if ((p[i] & 0xC0) != 0x80)
-				return false;
-			cp = cp << 6 | (p[i] & 0x3F);
-		}
-		if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-		    (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
-			return false;
-		p += n + 1;
-	}
-	return true;
+	return fbc_utf8_valid(s, strlen(s));
 }
 
 int fbc_http_dispatch(const fbc_http_server_opts *opts, fbc_http_req *req, fbc_http_resp *resp)
