@@ -105,14 +105,22 @@ static int problem_at(fbc_http_resp *resp, fbc_http_req *req, int status, const 
  * Returns 0, or 1 when resp holds a problem. Elements that are not objects
  * and a missing "catalogs" are passed on for the resolver's parser to
  * report. */
-static int rewrite_body(json_t **out, struct cat_spec **specs_out, json_t *body, fbc_http_req *req,
-			fbc_http_resp *resp)
+static int rewrite_body(json_t **out, struct cat_spec **specs_out, json_t *body,
+			size_t max_catalogs, fbc_http_req *req, fbc_http_resp *resp)
 {
 	json_t *cats = json_object_get(body, "catalogs"), *copy = NULL, *ncats = NULL;
 	struct cat_spec *specs = NULL;
 	size_t n = json_is_array(cats) ? json_array_size(cats) : 0;
 	int ret = 1;
 
+	/* Bound the work before copying: the resolver would refuse this list
+	 * anyway, but only after we had duplicated every element. */
+	if (n > max_catalogs) {
+		fbc_http_problem(resp, req, 413, "too_large",
+				 "catalogs: %zu catalogs, more than the limit of %zu", n,
+				 max_catalogs);
+		return 1;
+	}
 	copy = json_copy(body);
 	specs = fbc_arena_calloc(req->arena, n ? n : 1, sizeof(*specs));
 	if (!copy || !specs)
@@ -266,7 +274,7 @@ int fbc_http_api_resolve(fbc_http_req *req, fbc_http_resp *resp)
 	fbc_resolve_limits_default(&lim);
 	if (stats_arg(&stats, req, resp) || fbc_http_read_json_object(&body, req, resp) != 0)
 		return 0;
-	if (rewrite_body(&parsed, &specs, body, req, resp) != 0)
+	if (rewrite_body(&parsed, &specs, body, lim.max_catalogs, req, resp) != 0)
 		return 0;
 	if (fbc_resolve_request_parse(&rr, parsed, &lim, &err) != 0) {
 		if (err.code == FBC_ENOMEM)

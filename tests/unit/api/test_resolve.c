@@ -5,6 +5,7 @@
  * registered-catalog path is covered end to end by
  * tests/integration/api_resolve.sh. */
 #include "api/http.h"
+#include "service/base/buf.h"
 #include "api/http_api.h"
 #include "api/http_catcache.h"
 
@@ -399,6 +400,25 @@ static void fbc_http_api_resolve__malformed_requests_are_400(void **state)
 	json_decref(ans.json);
 }
 
+static void fbc_http_api_resolve__too_many_catalogs_is_413_before_copying(void **state)
+{
+	(void)state;
+	fbc_buf b;
+
+	fbc_buf_init(&b, 0);
+	assert_int_equal(fbc_buf_puts(&b, "{\"catalogs\":["), 0);
+	for (int i = 0; i < 100000; i++)
+		assert_int_equal(fbc_buf_puts(&b, i ? ",{}" : "{}"), 0);
+	assert_int_equal(fbc_buf_puts(&b, "],\"requests\":[]}"), 0);
+	struct answer ans = post(b.data, NULL);
+	const char *detail = json_string_value(json_object_get(ans.json, "detail"));
+	assert_int_equal(ans.status, 413);
+	assert_string_equal(ans.code, "too_large");
+	assert_non_null(strstr(detail ? detail : "", "100000 catalogs"));
+	json_decref(ans.json);
+	fbc_buf_dispose(&b);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -425,6 +445,7 @@ int main(void)
 		cmocka_unit_test(fbc_http_api_resolve__bad_range_is_kind_error),
 		cmocka_unit_test(fbc_http_api_resolve__refuses_path_catalogs),
 		cmocka_unit_test(fbc_http_api_resolve__malformed_requests_are_400),
+		cmocka_unit_test(fbc_http_api_resolve__too_many_catalogs_is_413_before_copying),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
