@@ -323,7 +323,7 @@ static bool glob_rec(const char *p, const char *s, int budget)
 		}
 		case '\\':
 			p++;
-			/* fall through */
+			__attribute__((fallthrough)); /* an escaped character matches literally */
 		default:
 			if (*p != *s)
 				return false;
