@@ -23,7 +23,7 @@ static void reset(void)
 	blobs = json_array();
 }
 
-static void add_blob(const char *fmt, ...)
+static void __attribute__((format(printf, 1, 2))) add_blob(const char *fmt, ...)
 {
 	char buf[8192];
 	va_list ap;
