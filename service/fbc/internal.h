@@ -67,12 +67,6 @@ json_t *fbc_gt_get(const json_t *obj, const char *name);
 /* The string value of fbc_gt_get, or "" when absent or not a string. */
 const char *fbc_gt_get_str(const json_t *obj, const char *name);
 
-/* Go base64.StdEncoding.DecodeString (CR and LF skipped). On success *out
- * (malloc'd, NUL-terminated) and *out_len; on failure returns FBC_EPARSE and
- * *bad_at is the input byte Go reports. FBC_ENOMEM on OOM. */
-int fbc_base64_decode(unsigned char **out, size_t *out_len, size_t *bad_at, const char *s,
-		      size_t len);
-
 /* Append s as a Go %q string. */
 int fbc_buf_put_goquote(fbc_buf *b, const char *s);
 /* Go %q into a static-size buffer (truncated): for messages. */

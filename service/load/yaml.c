@@ -5,6 +5,7 @@
  * (aliases are deep-copied, and the copy is counted and aborted early, so a
  * "billion laughs" document costs at most max_alias_nodes copies).
  */
+#include "service/base/base64.h"
 #include "service/base/strmap.h"
 #include "service/load/internal.h"
 
@@ -356,61 +357,18 @@ static const char *rtag_name(enum rtag t)
 	return "!!str";
 }
 
-static const unsigned char b64_table[256] = {
-#define B(c, v) [(unsigned char)(c)] = (v) + 1
-	B('A', 0),  B('B', 1),	B('C', 2),  B('D', 3),	B('E', 4),  B('F', 5),	B('G', 6),
-	B('H', 7),  B('I', 8),	B('J', 9),  B('K', 10), B('L', 11), B('M', 12), B('N', 13),
-	B('O', 14), B('P', 15), B('Q', 16), B('R', 17), B('S', 18), B('T', 19), B('U', 20),
-	B('V', 21), B('W', 22), B('X', 23), B('Y', 24), B('Z', 25), B('a', 26), B('b', 27),
-	B('c', 28), B('d', 29), B('e', 30), B('f', 31), B('g', 32), B('h', 33), B('i', 34),
-	B('j', 35), B('k', 36), B('l', 37), B('m', 38), B('n', 39), B('o', 40), B('p', 41),
-	B('q', 42), B('r', 43), B('s', 44), B('t', 45), B('u', 46), B('v', 47), B('w', 48),
-	B('x', 49), B('y', 50), B('z', 51), B('0', 52), B('1', 53), B('2', 54), B('3', 55),
-	B('4', 56), B('5', 57), B('6', 58), B('7', 59), B('8', 60), B('9', 61), B('+', 62),
-	B('/', 63),
-#undef B
-};
-
-/* Standard base64 with padding, CR/LF ignored (Go's StdEncoding). */
+/* !!binary: go-yaml decodes it with base64.StdEncoding, as FBC icons are. */
 static json_t *decode_binary(const char *s, size_t n)
 {
-	char *outb = malloc(n / 4 * 3 + 3);
-	size_t o = 0, q = 0, pad = 0;
-	unsigned acc = 0;
-	json_t *j = NULL;
+	unsigned char *outb = NULL;
+	size_t o = 0, bad;
+	json_t *j;
 
-	if (outb == NULL)
+	if (fbc_base64_decode(&outb, &o, &bad, s, n) != 0)
 		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if (ch == '\r' || ch == '\n')
-			continue;
-		if (ch == '=') {
-			pad++;
-			continue;
-		}
-		if (pad > 0 || b64_table[ch] == 0)
-			goto done;
-		acc = acc << 6 | (unsigned)(b64_table[ch] - 1);
-		if (++q == 4) {
-			outb[o++] = (char)(acc >> 16);
-			outb[o++] = (char)(acc >> 8);
-			outb[o++] = (char)acc;
-			q = 0;
-			acc = 0;
-		}
-	}
-	if (q == 1 || (q == 0 && pad != 0) || (q != 0 && q + pad != 4))
-		goto done;
-	if (q == 2) {
-		outb[o++] = (char)(acc >> 4);
-	} else if (q == 3) {
-		outb[o++] = (char)(acc >> 10);
-		outb[o++] = (char)(acc >> 2);
-	}
-	j = memchr(outb, 0, o) == NULL ? json_stringn(outb, o) /* NULL for non-UTF-8 bytes */
-				       : string_without_nul(outb, o);
-done:
+	j = memchr(outb, 0, o) == NULL
+		    ? json_stringn((const char *)outb, o) /* NULL for non-UTF-8 bytes */
+		    : string_without_nul((const char *)outb, o);
 	free(outb);
 	return j;
 }

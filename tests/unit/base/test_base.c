@@ -1,4 +1,5 @@
 #include "service/base/arena.h"
+#include "service/base/base64.h"
 #include "service/base/buf.h"
 #include "service/base/diag.h"
 #include "service/base/error.h"
@@ -11,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void fbc_buf_append__respects_max(void **state)
@@ -166,6 +168,25 @@ static void fbc_utf8_decode__go_rules(void **state)
 	assert_false(fbc_utf8_valid("\xed\xa0\x80", 3));
 }
 
+static void fbc_base64_decode__go_std_encoding(void **state)
+{
+	unsigned char *out = NULL;
+	size_t len = 0, bad = 0;
+
+	assert_int_equal(fbc_base64_decode(&out, &len, &bad, "aGVs\r\nbG8=", 10), 0);
+	assert_int_equal(len, 5);
+	assert_memory_equal(out, "hello", 5);
+	free(out);
+	/* Go: missing padding is CorruptInputError(4), a stray '=' reports its offset */
+	assert_int_equal(fbc_base64_decode(NULL, NULL, &bad, "aGVsbG8", 7), FBC_EPARSE);
+	assert_int_equal(bad, 4);
+	assert_int_equal(fbc_base64_decode(NULL, NULL, &bad, "a===", 4), FBC_EPARSE);
+	assert_int_equal(bad, 1);
+	assert_int_equal(fbc_base64_decode(NULL, NULL, &bad, "aGVsbG8=x", 9), FBC_EPARSE);
+	assert_int_equal(bad, 8);
+	assert_int_equal(fbc_base64_decode(NULL, NULL, &bad, "", 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +197,7 @@ int main(void)
 		cmocka_unit_test(fbc_strmap_put__grows_and_finds),
 		cmocka_unit_test(fbc_diags_sort__orders_and_dedupes_per_channel),
 		cmocka_unit_test(fbc_error_set__truncates),
+		cmocka_unit_test(fbc_base64_decode__go_std_encoding),
 		cmocka_unit_test(fbc_utf8_decode__go_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

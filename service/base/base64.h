@@ -1,0 +1,20 @@
+/*
+ * Base64 decoding exactly as Go's base64.StdEncoding.DecodeString: the
+ * standard alphabet, padding required, CR and LF skipped anywhere, and on
+ * failure the input byte offset Go reports ("illegal base64 data at input
+ * byte N"). Used for FBC icons and olm.bundle.object data, and for YAML
+ * !!binary scalars (go-yaml decodes those with the same function).
+ * Pure functions; thread-safe.
+ */
+#ifndef FBC_BASE_BASE64_H
+#define FBC_BASE_BASE64_H
+
+#include <stddef.h>
+
+/* On success *out (malloc'd, NUL-terminated; out may be NULL to only
+ * validate) and *out_len; on failure returns FBC_EPARSE and *bad_at is the
+ * input byte Go reports. FBC_ENOMEM on OOM. */
+int fbc_base64_decode(unsigned char **out, size_t *out_len, size_t *bad_at, const char *s,
+		      size_t len);
+
+#endif
