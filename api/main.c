@@ -1,5 +1,5 @@
 /* fbcd: the one executable. main() only dispatches to a subcommand. */
-#include "api/cli.h"
+#include "api/cli/cli.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  */
 #include "tests/fuzz/fuzz.h"
 
-#include "api/http_config.h"
+#include "api/http/config.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,9 +14,9 @@
  */
 #include "tests/fuzz/fuzz.h"
 
-#include "api/http.h"
-#include "api/http_api.h"
-#include "api/http_content.h"
+#include "api/http/http.h"
+#include "api/http/app.h"
+#include "api/http/content.h"
 #include "db/internal.h"
 
 #include <stdlib.h>

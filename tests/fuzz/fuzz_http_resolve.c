@@ -8,7 +8,7 @@
  */
 #include "tests/fuzz/fuzz.h"
 
-#include "api/http_api.h"
+#include "api/http/app.h"
 
 #include <stdlib.h>
 #include <string.h>

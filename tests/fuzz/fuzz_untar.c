@@ -7,7 +7,7 @@
  */
 #include "tests/fuzz/fuzz.h"
 
-#include "api/http_content.h"
+#include "api/http/content.h"
 
 #include <dirent.h>
 #include <stdio.h>

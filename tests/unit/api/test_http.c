@@ -1,11 +1,11 @@
 /* Unit tests for the HTTP layer: routing, conditional requests, gzip
  * negotiation, paging, dispatch with authentication, configuration files,
  * safe tar extraction, upgrade graphs, and a real server on a socket. */
-#include "api/http.h"
-#include "api/http_api.h"
-#include "api/http_cache.h"
-#include "api/http_config.h"
-#include "api/http_content.h"
+#include "api/http/http.h"
+#include "api/http/app.h"
+#include "api/http/cache.h"
+#include "api/http/config.h"
+#include "api/http/content.h"
 
 #include <archive.h>
 #include <arpa/inet.h>

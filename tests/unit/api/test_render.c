@@ -1,7 +1,7 @@
 /* Unit tests for the canonical writer (service/fbc/render.c) and the CLI's
  * finding formatters (api/cli_util.c), on hand-built catalogs so that they
  * do not depend on the loader. */
-#include "api/cli_util.h"
+#include "api/cli/util.h"
 #include "service/fbc/render.h"
 
 #include <setjmp.h>

@@ -4,10 +4,10 @@
  * the handler on inline catalogs (results, problems, "path" refused). The
  * registered-catalog path is covered end to end by
  * tests/integration/api_resolve.sh. */
-#include "api/http.h"
+#include "api/http/http.h"
 #include "service/base/buf.h"
-#include "api/http_api.h"
-#include "api/http_catcache.h"
+#include "api/http/app.h"
+#include "api/http/catcache.h"
 
 #include <pthread.h>
 #include <setjmp.h>

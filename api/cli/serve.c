@@ -1,11 +1,11 @@
 /* fbcd serve: configuration, database (external or embedded), HTTP server,
  * and a clean stop on SIGTERM/SIGINT. */
-#include "api/cli.h"
-#include "api/cli_util.h"
+#include "api/cli/cli.h"
+#include "api/cli/util.h"
 
-#include "api/http.h"
-#include "api/http_api.h"
-#include "api/http_config.h"
+#include "api/http/http.h"
+#include "api/http/app.h"
+#include "api/http/config.h"
 #include "db/db.h"
 #include "db/embedded.h"
 

@@ -4,8 +4,8 @@
  * all findings in a deterministic order. Exit 0 valid, 1 invalid, 2 usage or
  * I/O error (cli.h).
  */
-#include "api/cli.h"
-#include "api/cli_util.h"
+#include "api/cli/cli.h"
+#include "api/cli/util.h"
 #include "service/fbc/validate.h"
 
 #include <getopt.h>

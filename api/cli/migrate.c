@@ -1,5 +1,5 @@
 /* `fbcd migrate`: apply the embedded database migrations and exit. */
-#include "api/cli.h"
+#include "api/cli/cli.h"
 #include "db/db.h"
 
 #include <getopt.h>

@@ -1,7 +1,7 @@
 /* Response cache for immutable catalog revisions (LRU, bounded). */
-#include "api/http_cache.h"
+#include "api/http/cache.h"
 
-#include "api/http.h"
+#include "api/http/http.h"
 #include "service/base/strmap.h"
 
 #include <pthread.h>

@@ -1,6 +1,6 @@
 /* Uploaded catalog content: safe tar extraction, in-memory streams, load,
  * link and validate. */
-#include "api/http_content.h"
+#include "api/http/content.h"
 
 #include "service/load/load.h"
 

@@ -2,7 +2,7 @@
  * by service/fbc/graph_format.h in its plain style),
  * successors and upgrade paths under OLM v0 ("classic") or OLM v1 rules
  * (spec fbc-validation.md §3.3), on the JSON of fbc_db_channel_graph. */
-#include "api/http_api.h"
+#include "api/http/app.h"
 
 #include "service/base/strmap.h"
 #include "service/fbc/graph_format.h"

@@ -12,12 +12,12 @@
  * Ownership: the app borrows db; fbc_http_app_dispose frees the cache.
  * Thread-safety: handlers run concurrently; the cache has its own lock.
  */
-#ifndef FBC_API_HTTP_API_H
-#define FBC_API_HTTP_API_H
+#ifndef FBC_API_HTTP_APP_H
+#define FBC_API_HTTP_APP_H
 
-#include "api/http.h"
-#include "api/http_cache.h"
-#include "api/http_catcache.h"
+#include "api/http/http.h"
+#include "api/http/cache.h"
+#include "api/http/catcache.h"
 #include "db/db.h"
 
 #include <pthread.h>

@@ -3,8 +3,8 @@
  * stdin, or build one from shorthand flags, load the catalogs it names,
  * resolve, print the result JSON. Exit 0 satisfiable, 1 not, 2 usage/I-O.
  */
-#include "api/cli.h"
-#include "api/cli_util.h"
+#include "api/cli/cli.h"
+#include "api/cli/util.h"
 
 #include "service/base/buf.h"
 #include "service/resolver/resolver.h"

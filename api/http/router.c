@@ -1,5 +1,5 @@
 /* Table-driven routing: method + path pattern with {param} segments. */
-#include "api/http.h"
+#include "api/http/http.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* Loading the catalog argument of a CLI command; see cli_util.h. Kept apart
  * from the formatting helpers so that those can be tested without the loader. */
-#include "api/cli_util.h"
+#include "api/cli/util.h"
 
 int fbc_cli_load(fbc_catalog **out, const char *cmd, const char *dir, fbc_diags *diags)
 {

@@ -4,8 +4,8 @@
  * validate; it fails (exit 1, findings on stderr) only when some file or
  * blob could not be loaded, since the output would then be incomplete.
  */
-#include "api/cli.h"
-#include "api/cli_util.h"
+#include "api/cli/cli.h"
+#include "api/cli/util.h"
 #include "service/fbc/render.h"
 
 #include <getopt.h>

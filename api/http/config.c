@@ -1,5 +1,5 @@
 /* `fbcd serve` configuration: YAML file, environment, flags. */
-#include "api/http_config.h"
+#include "api/http/config.h"
 
 #include <errno.h>
 #include <getopt.h>

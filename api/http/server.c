@@ -1,6 +1,6 @@
 /* The libmicrohttpd server: request lifecycle (arena, bounded body),
  * routing, authentication, conditional requests, gzip, graceful stop. */
-#include "api/http.h"
+#include "api/http/http.h"
 #include "service/base/utf8.h"
 
 #include <arpa/inet.h>

@@ -11,7 +11,7 @@
  * resolver's own checks and messages), then pointed at the loaded revision
  * from app->catalogs.
  */
-#include "api/http_api.h"
+#include "api/http/app.h"
 
 #include "service/load/load.h"
 #include "service/resolver/resolver.h"

@@ -1,5 +1,5 @@
 /* Shared helpers of the catalog subcommands; see cli_util.h. */
-#include "api/cli_util.h"
+#include "api/cli/util.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* Loaded catalogs for resolution, by revision digest (LRU, single-flight loads). */
-#include "api/http_catcache.h"
+#include "api/http/catcache.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -1,6 +1,6 @@
 /* Response helpers: problem+json, JSON bodies, list envelopes, paging,
  * conditional requests and gzip. */
-#include "api/http.h"
+#include "api/http/http.h"
 
 #include <stdarg.h>
 #include <stdio.h>

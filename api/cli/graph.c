@@ -5,8 +5,8 @@
  * and deprecated entries marked. The graph is a view: it is printed for
  * invalid channels too (with the status saying what is wrong).
  */
-#include "api/cli.h"
-#include "api/cli_util.h"
+#include "api/cli/cli.h"
+#include "api/cli/util.h"
 #include "service/fbc/graph_format.h"
 
 #include <getopt.h>

@@ -1,6 +1,6 @@
 /* fbcd token create|revoke: manage API bearer tokens (stored hashed). */
-#include "api/cli.h"
-#include "api/cli_util.h"
+#include "api/cli/cli.h"
+#include "api/cli/util.h"
 
 #include "db/db.h"
 #include "db/embedded.h"
