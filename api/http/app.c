@@ -48,7 +48,7 @@ void fbc_http_free_json(void *p)
 
 /* Answer with the db result: 200 + JSON, or a problem from err. */
 int fbc_http_reply_db(fbc_http_req *req, fbc_http_resp *resp, int rc, json_t *json,
-		    const fbc_error *err)
+		      const fbc_error *err)
 {
 	if (rc != 0)
 		return fbc_http_problem_from_error(resp, req, err);

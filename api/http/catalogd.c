@@ -76,7 +76,6 @@ static void cache_put(fbc_http_app *app, struct fbc_http_blob *b)
 	blob_unref(old);
 }
 
-
 /* Single flight for the JSON-lines stream: when a new revision appears,
  * every poller misses at once, and each would fetch the whole stream from
  * PostgreSQL and gzip it (tens of MB and a second of CPU each, times the

@@ -50,7 +50,8 @@ int fbc_http_package_get(fbc_http_req *req, fbc_http_resp *resp)
 	if (fbc_http_resolve_rev(&rev, req, resp))
 		return 0;
 	fbc_error_init(&err);
-	int rc = fbc_db_package_get(&out, app_of(req)->db, &rev, fbc_http_param(req, "package"), &err);
+	int rc = fbc_db_package_get(&out, app_of(req)->db, &rev, fbc_http_param(req, "package"),
+				    &err);
 	return fbc_http_reply_db(req, resp, rc, out, &err);
 }
 
@@ -95,8 +96,8 @@ int fbc_http_channel_list(fbc_http_req *req, fbc_http_resp *resp)
 	if (fbc_http_resolve_rev(&rev, req, resp))
 		return 0;
 	fbc_error_init(&err);
-	int rc =
-		fbc_db_channel_list(&out, app_of(req)->db, &rev, fbc_http_param(req, "package"), &err);
+	int rc = fbc_db_channel_list(&out, app_of(req)->db, &rev, fbc_http_param(req, "package"),
+				     &err);
 	return fbc_http_reply_db(req, resp, rc, out, &err);
 }
 
@@ -242,8 +243,8 @@ int fbc_http_bundle_list(fbc_http_req *req, fbc_http_resp *resp)
 	if (fbc_http_resolve_rev(&rev, req, resp))
 		return 0;
 	fbc_error_init(&err);
-	int rc = fbc_db_bundle_list(&out, app_of(req)->db, &rev, fbc_http_param(req, "package"), &page,
-				    &err);
+	int rc = fbc_db_bundle_list(&out, app_of(req)->db, &rev, fbc_http_param(req, "package"),
+				    &page, &err);
 	return fbc_http_reply_db(req, resp, rc, out, &err);
 }
 

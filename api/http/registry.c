@@ -89,7 +89,8 @@ int fbc_http_reg_bundle_that_replaces(fbc_http_req *req, fbc_http_resp *resp)
 	if (need_query(&csv, req, resp, "csvName") || need_query(&pkg, req, resp, "pkgName") ||
 	    need_query(&ch, req, resp, "channelName") || fbc_http_resolve_rev(&rev, req, resp))
 		return 0;
-	int rc = fbc_db_registry_bundle_that_replaces(&out, app_of(req)->db, &rev, csv, pkg, ch, &err);
+	int rc = fbc_db_registry_bundle_that_replaces(&out, app_of(req)->db, &rev, csv, pkg, ch,
+						      &err);
 	return fbc_http_reply_db(req, resp, rc, out, &err);
 }
 
@@ -119,7 +120,8 @@ int fbc_http_reg_default_bundle_that_provides(fbc_http_req *req, fbc_http_resp *
 	REG_PRELUDE
 	if (gvk_args(&g, req, resp) || fbc_http_resolve_rev(&rev, req, resp))
 		return 0;
-	int rc = fbc_db_registry_default_bundle_that_provides(&out, app_of(req)->db, &rev, &g, &err);
+	int rc =
+		fbc_db_registry_default_bundle_that_provides(&out, app_of(req)->db, &rev, &g, &err);
 	return fbc_http_reply_db(req, resp, rc, out, &err);
 }
 
