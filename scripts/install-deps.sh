@@ -7,6 +7,7 @@ packages=(
 	build-essential meson ninja-build pkg-config git ca-certificates
 	libjansson-dev libyaml-dev libcmocka-dev libmicrohttpd-dev libgit2-dev
 	libcryptominisat5-dev libpq-dev libarchive-dev zlib1g-dev libssl-dev libcurl4-openssl-dev
+	libsystemd-dev python3-yaml systemd
 	postgresql postgresql-contrib
 	clang clang-format jq curl python3 time tar gzip
 	nodejs npm wrk nginx-light docker-registry
@@ -19,6 +20,9 @@ done
 if command -v npm >/dev/null 2>&1; then
 	missing=("${missing[@]/npm/}"); missing=("${missing[@]/nodejs/}")
 fi
+# deploy/check.sh needs a kubectl with kustomize; Debian's is kubernetes-client
+# (skipped when some other kubectl, e.g. a cloud SDK's, is already installed).
+command -v kubectl >/dev/null 2>&1 || missing+=(kubernetes-client)
 missing=($(printf '%s\n' "${missing[@]}" | grep -v '^$' || true))
 if [ "${#missing[@]}" -gt 0 ]; then
 	echo "install-deps: installing ${missing[*]}"

@@ -15,6 +15,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef FBCD_HAVE_SYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
 
 #define GRACE_MS 30000
 /* how long a resolved current revision is reused (see http_api.h) */
@@ -27,6 +30,18 @@ static void print_routes(void)
 
 	for (size_t i = 0; i < n; i++)
 		printf("%s %s %s\n", r[i].method, r[i].pattern, r[i].operation_id);
+}
+
+/* Tell systemd (Type=notify units, deploy/systemd/) how start-up and stop
+ * went; a no-op when not started by systemd (no $NOTIFY_SOCKET) or built
+ * without libsystemd. */
+static void notify(const char *state)
+{
+#ifdef FBCD_HAVE_SYSTEMD
+	sd_notify(0, state);
+#else
+	(void)state;
+#endif
 }
 
 static int make_dir(const char *path, fbc_error *err)
@@ -134,11 +149,13 @@ int fbc_cmd_serve(int argc, char **argv)
 	}
 	fprintf(stderr, "fbcd serve: listening on %s (port %u), reads %s\n", cfg.listen,
 		fbc_http_server_port(srv), cfg.read_auth ? "need a token" : "open");
+	notify("READY=1\nSTATUS=serving");
 
 	while (sigwait(&sigs, &sig) != 0 || (sig != SIGTERM && sig != SIGINT))
 		;
 	fprintf(stderr, "fbcd serve: %s received, finishing in-flight requests\n",
 		sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	notify("STOPPING=1\nSTATUS=finishing in-flight requests");
 	status = 0;
 done:
 	fbc_http_server_stop(srv, GRACE_MS);
