@@ -96,4 +96,12 @@ int fbc_load_buffer(const char *name, const char *data, size_t len, const fbc_lo
 int fbc_yaml_to_json(json_t **out, const char *data, size_t len, const fbc_load_limits *lim,
 		     fbc_error *err);
 
+/* Convert the first YAML document of data (YAML only: no JSON sniff) with
+ * go-yaml v2 typing and the limits applied. *content_line (may be NULL)
+ * receives the 1-based line where the root node starts (1 for an empty
+ * document, which yields json null). Used by service/bundle, which does its
+ * own document splitting and JSON sniffing (bundles.md §2.2). */
+int fbc_yaml_doc_to_json(json_t **out, int *content_line, const char *data, size_t len,
+			 const fbc_load_limits *lim, fbc_error *err);
+
 #endif

@@ -918,3 +918,16 @@ int fbc_yaml_to_json(json_t **out, const char *data, size_t len, const fbc_load_
 	}
 	return fbc_yaml_doc_parse(out, NULL, data, len, 1, &l, err);
 }
+
+int fbc_yaml_doc_to_json(json_t **out, int *content_line, const char *data, size_t len,
+			 const fbc_load_limits *lim, fbc_error *err)
+{
+	fbc_load_limits l;
+
+	fbc_load_limits_resolve(&l, lim);
+	if (len > l.max_file_bytes)
+		return fbc_error_set(err, FBC_ELIMIT, NULL,
+				     "document of %zu bytes exceeds the max_file_bytes limit (%zu)",
+				     len, l.max_file_bytes);
+	return fbc_yaml_doc_parse(out, content_line, data, len, 1, &l, err);
+}
