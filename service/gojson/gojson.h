@@ -27,6 +27,7 @@
 #define FBC_GOJSON_H
 
 #include "service/base/buf.h"
+#include "service/base/error.h"
 
 #include <jansson.h>
 #include <stdbool.h>

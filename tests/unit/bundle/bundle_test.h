@@ -57,36 +57,38 @@ static inline char *bt_render(fbc_bundle *b, const char *image, fbc_bundle_migra
 	return fbc_buf_detach(&out, NULL);
 }
 
-#define ANN_OK                                                                                   \
-	"metadata/annotations.yaml",                                                             \
-		"annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n" \
-		"  operators.operatorframework.io.bundle.manifests.v1: manifests/\n"               \
-		"  operators.operatorframework.io.bundle.metadata.v1: metadata/\n"                 \
-		"  operators.operatorframework.io.bundle.package.v1: foo\n"                        \
-		"  operators.operatorframework.io.bundle.channels.v1: alpha,beta\n"                \
-		"  operators.operatorframework.io.bundle.channel.default.v1: alpha\n"              \
+#define ANN_OK                                                                         \
+	"metadata/annotations.yaml",                                                   \
+		"annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: " \
+		"registry+v1\n"                                                        \
+		"  operators.operatorframework.io.bundle.manifests.v1: manifests/\n"   \
+		"  operators.operatorframework.io.bundle.metadata.v1: metadata/\n"     \
+		"  operators.operatorframework.io.bundle.package.v1: foo\n"            \
+		"  operators.operatorframework.io.bundle.channels.v1: alpha,beta\n"    \
+		"  operators.operatorframework.io.bundle.channel.default.v1: alpha\n"  \
 		"  com.redhat.openshift.versions: v4.12-v4.16\n"
 
-#define CSV_HEAD                                                                                 \
-	"apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n"    \
+#define CSV_HEAD                                                                              \
+	"apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n" \
 	"  name: foo.v0.2.0\n  annotations:\n    olm.skipRange: '<0.2.0'\n"
 
-#define CSV_SPEC_TAIL                                                                            \
-	"  displayName: Foo Operator\n  version: 0.2.0\n  replaces: foo.v0.1.0\n"                \
-	"  skips: [foo.v0.1.1, foo.v0.1.2]\n  installModes:\n  - type: AllNamespaces\n"           \
-	"    supported: true\n"                                                                  \
-	"  install:\n    strategy: deployment\n    spec:\n      deployments:\n"                   \
-	"      - name: foo-operator\n        spec:\n          template:\n            spec:\n"     \
-	"              containers:\n              - image: test.registry/foo-operator/foo:v0.2.0\n"
+#define CSV_SPEC_TAIL                                                                         \
+	"  displayName: Foo Operator\n  version: 0.2.0\n  replaces: foo.v0.1.0\n"             \
+	"  skips: [foo.v0.1.1, foo.v0.1.2]\n  installModes:\n  - type: AllNamespaces\n"       \
+	"    supported: true\n"                                                               \
+	"  install:\n    strategy: deployment\n    spec:\n      deployments:\n"               \
+	"      - name: foo-operator\n        spec:\n          template:\n            spec:\n" \
+	"              containers:\n              - image: "                                  \
+	"test.registry/foo-operator/foo:v0.2.0\n"
 
-#define CSV_OK                                                                                   \
-	CSV_HEAD "spec:\n  customresourcedefinitions:\n    owned:\n    - name: foos.test.foo\n"    \
+#define CSV_OK                                                                                  \
+	CSV_HEAD "spec:\n  customresourcedefinitions:\n    owned:\n    - name: foos.test.foo\n" \
 		 "      version: v1\n      kind: Foo\n" CSV_SPEC_TAIL
 
-#define CRD_OK                                                                                   \
-	"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n"       \
-	"  name: foos.test.foo\nspec:\n  group: test.foo\n  names:\n    kind: Foo\n"              \
-	"    plural: foos\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n"    \
+#define CRD_OK                                                                                 \
+	"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n"     \
+	"  name: foos.test.foo\nspec:\n  group: test.foo\n  names:\n    kind: Foo\n"           \
+	"    plural: foos\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n" \
 	"    storage: true\n"
 
 #endif
