@@ -126,8 +126,8 @@ int fbc_net_create(fbc_net **out, const fbc_net_options *opts, fbc_error *err)
 	n->opts.log_path = NULL;
 	if (opts && opts->ca_file && !(n->ca_file = strdup(opts->ca_file)))
 		goto oom;
-	if (!(n->user_agent =
-		      strdup(opts && opts->user_agent ? opts->user_agent : "fbcd/" FBC_NET_VERSION)))
+	if (!(n->user_agent = strdup(opts && opts->user_agent ? opts->user_agent
+							      : "fbcd/" FBC_NET_VERSION)))
 		goto oom;
 	log_path = opts && opts->log_path ? opts->log_path : getenv("FBCD_NET_LOG");
 	if (log_path && log_path[0] && !(n->log_file = fopen(log_path, "ae"))) {
@@ -194,7 +194,7 @@ static size_t origin_len(const char *url)
 
 static bool secret_param(const char *k, size_t kl)
 {
-	static const char *const names[] = {"token",	 "access_token", "password", "secret",
+	static const char *const names[] = {"token",	 "access_token", "password",	 "secret",
 					    "signature", "sig",		 "client_secret"};
 
 	if (kl >= 6 && strncasecmp(k, "x-amz-", 6) == 0)
@@ -272,7 +272,8 @@ char *fbc_net_resolve_location(const char *base, const char *location)
 		/* network-path reference: scheme of base */
 		const char *colon = strchr(base, ':');
 
-		if (fbc_buf_append(&b, base, (size_t)(colon + 1 - base)) || fbc_buf_puts(&b, location))
+		if (fbc_buf_append(&b, base, (size_t)(colon + 1 - base)) ||
+		    fbc_buf_puts(&b, location))
 			goto oom;
 	} else if (location[0] == '/') {
 		if (fbc_buf_append(&b, base, ol) || fbc_buf_puts(&b, location))
@@ -682,8 +683,8 @@ int fbc_net_request_do(fbc_net *n, fbc_net_response *resp, const fbc_net_request
 		fbc_net_response_init(resp);
 		resp->attempts = attempt;
 		if (req->sink && reset_sink(req->sink)) {
-			rc = fbc_error_set(err, FBC_EIO, NULL, "cannot rewind the download file: %s",
-					   strerror(errno));
+			rc = fbc_error_set(err, FBC_EIO, NULL,
+					   "cannot rewind the download file: %s", strerror(errno));
 			goto done;
 		}
 		if (!c) {
@@ -751,7 +752,8 @@ int fbc_net_request_do(fbc_net *n, fbc_net_response *resp, const fbc_net_request
 			goto done;
 		}
 		if (cc != CURLE_OK) {
-			snprintf(reason, sizeof(reason), "%s", errbuf[0] ? errbuf : curl_easy_strerror(cc));
+			snprintf(reason, sizeof(reason), "%s",
+				 errbuf[0] ? errbuf : curl_easy_strerror(cc));
 			retry = retryable_curl(cc);
 		} else if (retryable_status(status)) {
 			snprintf(reason, sizeof(reason), "HTTP %ld", status);
@@ -775,7 +777,8 @@ int fbc_net_request_do(fbc_net *n, fbc_net_response *resp, const fbc_net_request
 			if (cc == CURLE_SSL_CACERT || cc == CURLE_PEER_FAILED_VERIFICATION ||
 			    cc == CURLE_SSL_CERTPROBLEM || cc == CURLE_SSL_CACERT_BADFILE)
 				rc = fbc_error_set(err, FBC_EUNAVAIL, redacted ? redacted : "",
-						   "%s: TLS verification failed: %s", method, reason);
+						   "%s: TLS verification failed: %s", method,
+						   reason);
 			else
 				rc = fbc_error_set(err, FBC_EUNAVAIL, redacted ? redacted : "",
 						   "%s: %s (after %d attempt%s)", method, reason,

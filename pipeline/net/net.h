@@ -47,17 +47,17 @@
 typedef struct fbc_net fbc_net;
 
 typedef struct fbc_net_options {
-	long connect_timeout_ms;  /* 0: 10 s */
-	long timeout_ms;	  /* whole request (transfer included); 0: 300 s */
-	int max_retries;	  /* retries after the first attempt; -1: 4 */
-	long backoff_base_ms;	  /* first backoff; 0: 200 ms */
-	long backoff_max_ms;	  /* cap of one backoff and of Retry-After; 0: 30 s */
-	size_t max_response;	  /* default body limit per request; 0: 64 MiB */
-	const char *ca_file;	  /* PEM bundle to trust instead of the system CAs; copied */
-	const char *user_agent;	  /* NULL: "fbcd/<version>"; copied */
-	const char *log_path;	  /* JSON-lines request log; NULL: $FBCD_NET_LOG if set; copied */
-	bool no_jitter;		  /* tests: deterministic backoff */
-	size_t log_keep;	  /* in-memory log records kept (oldest dropped); 0: 4096 */
+	long connect_timeout_ms; /* 0: 10 s */
+	long timeout_ms;	 /* whole request (transfer included); 0: 300 s */
+	int max_retries;	 /* retries after the first attempt; -1: 4 */
+	long backoff_base_ms;	 /* first backoff; 0: 200 ms */
+	long backoff_max_ms;	 /* cap of one backoff and of Retry-After; 0: 30 s */
+	size_t max_response;	 /* default body limit per request; 0: 64 MiB */
+	const char *ca_file;	 /* PEM bundle to trust instead of the system CAs; copied */
+	const char *user_agent;	 /* NULL: "fbcd/<version>"; copied */
+	const char *log_path;	 /* JSON-lines request log; NULL: $FBCD_NET_LOG if set; copied */
+	bool no_jitter;		 /* tests: deterministic backoff */
+	size_t log_keep;	 /* in-memory log records kept (oldest dropped); 0: 4096 */
 } fbc_net_options;
 
 /* A request body read from a file descriptor (pread, so retries re-read). */
@@ -91,10 +91,10 @@ typedef struct fbc_net_request {
 } fbc_net_request;
 
 typedef struct fbc_net_response {
-	long status;	    /* HTTP status of the last attempt */
-	fbc_buf body;	    /* empty when a sink was given */
-	uint64_t body_size; /* bytes of body received (also with a sink) */
-	fbc_vec headers;    /* of char* "Name: value" (of the final response) */
+	long status;	     /* HTTP status of the last attempt */
+	fbc_buf body;	     /* empty when a sink was given */
+	uint64_t body_size;  /* bytes of body received (also with a sink) */
+	fbc_vec headers;     /* of char* "Name: value" (of the final response) */
 	char *effective_url; /* after redirects; malloc'd */
 	int attempts;
 } fbc_net_response;
@@ -107,11 +107,11 @@ const char *fbc_net_response_header(const fbc_net_response *r, const char *name)
 
 /* One attempt, as logged. */
 typedef struct fbc_net_log_entry {
-	char *what;   /* may be NULL */
+	char *what; /* may be NULL */
 	char *method;
-	char *url;    /* redacted */
-	long status;  /* 0: no HTTP answer */
-	int attempt;  /* 1 for the first */
+	char *url;   /* redacted */
+	long status; /* 0: no HTTP answer */
+	int attempt; /* 1 for the first */
 	uint64_t sent;
 	uint64_t received;
 	long ms;

@@ -19,8 +19,8 @@
 
 static void redact_url__strips_userinfo_and_secret_params(void **state)
 {
-	char *u = fbc_net_redact_url(
-		"https://user:pw@reg.example:5000/v2/x?digest=sha256:ab&token=abc&X-Amz-Signature=s#f");
+	char *u = fbc_net_redact_url("https://user:pw@reg.example:5000/v2/"
+				     "x?digest=sha256:ab&token=abc&X-Amz-Signature=s#f");
 
 	assert_non_null(u);
 	assert_string_equal(u, "https://reg.example:5000/v2/x?digest=sha256:ab&token=REDACTED&"
@@ -129,9 +129,11 @@ static void server_stop(server *s)
 static void request__retries_503_and_dropped_connection(void **state)
 {
 	static const char *const answers[] = {
-		"HTTP/1.1 503 Busy\r\nRetry-After: 0\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+		"HTTP/1.1 503 Busy\r\nRetry-After: 0\r\nContent-Length: 0\r\nConnection: "
+		"close\r\n\r\n",
 		"DROP",
-		"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Thing:  v1 \r\nConnection: close\r\n\r\nhello",
+		"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Thing:  v1 \r\nConnection: "
+		"close\r\n\r\nhello",
 	};
 	fbc_net_options o = {.max_retries = 3, .backoff_base_ms = 1, .no_jitter = true};
 	fbc_net *n = NULL;
