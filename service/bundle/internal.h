@@ -122,10 +122,14 @@ typedef struct bprop {
 	size_t len;
 } bprop;
 
-/* First B error in opm's order (FBC_EINVAL) or 0; with props non-NULL the
- * sorted property list (P1-P9) and related images are built too. */
+/* First B error in opm's order (FBC_EINVAL, *rule = "B2".."B17") or 0;
+ * with props non-NULL the sorted property list (P1-P9) and with related
+ * non-NULL the sorted related images are built too. */
 int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, fbc_vec *related,
-			fbc_error *err);
+			const char **rule, fbc_error *err);
+/* B5 for one collected object (0 when it is not a CRD opm decodes). */
+int fbc_bundle_check_crd(const bentry *e, fbc_error *err);
+
 typedef struct brelated {
 	char *name;
 	char *image;

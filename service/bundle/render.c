@@ -224,6 +224,12 @@ static int check_csv_meta(const bentry *e, fbc_error *err)
 	return 0;
 }
 
+int fbc_bundle_check_crd(const bentry *e, fbc_error *err)
+{
+	int k = crd_kind(e->doc);
+	return k ? check_crd(e, k, err) : 0;
+}
+
 /* Provided APIs of the CRD objects: v1 first, then v1beta1 (§2.7). */
 static int crd_apis(const fbc_bundle *b, apiset *out)
 {
@@ -707,8 +713,10 @@ static void sort_related(fbc_vec *rel)
 /* ---- the assembly ---- */
 
 int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, fbc_vec *related,
-			fbc_error *err)
+			const char **rule, fbc_error *err)
 {
+	const char *r = NULL;
+	const char *pstage = "B14";
 	apiset provided = {0}, owned_prov = {0}, req = {0}, prov_set = {0};
 	fbc_vec parsed, derived, others;
 	rawprop *p1 = NULL;
@@ -732,26 +740,31 @@ int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, 
 
 	/* S1: addManifests */
 	if (b->nobjects == 0) {
+		r = "B2";
 		rc = fbc_error_set(err, FBC_EINVAL, "manifests", "no bundle objects found");
 		goto done;
 	}
 	if (b->csv != SIZE_MAX) {
 		ce = entry(b, b->csv);
+		r = "B4";
 		TRY(check_csv_meta(ce, err));
 	}
 	for (size_t i = 0; i < b->nobjects; i++) {
 		const bentry *e = entry(b, b->objects[i]);
 		int k = crd_kind(e->doc);
+		r = "B5";
 		if (k)
 			TRY(check_crd(e, k, err));
 	}
 	if (ce == NULL) {
+		r = "B3";
 		rc = fbc_error_set(err, FBC_EINVAL, "manifests", "no csv in bundle");
 		goto done;
 	}
 	spec = fbc_bundle_fold_get(ce->doc, "spec");
 	snprintf(pre, sizeof(pre), "error checking provided apis in bundle %s: ", b->name);
 	if (!json_is_object(spec)) {
+		r = "B6";
 		rc = fbc_error_set(
 			err, FBC_EINVAL, ce->file,
 			"%serror getting apiservice definitions: error unmarshaling into "
@@ -765,6 +778,7 @@ int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, 
 	{
 		const json_t *bad = bad_defs(json_object_get(spec, "apiservicedefinitions"));
 		if (bad) {
+			r = "B7";
 			rc = fbc_error_set(err, FBC_EINVAL, ce->file,
 					   "%serror getting apiservice definitions: json: cannot "
 					   "unmarshal %s into Go value of type "
@@ -774,6 +788,7 @@ int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, 
 		}
 		bad = bad_defs(json_object_get(spec, "customresourcedefinitions"));
 		if (bad) {
+			r = "B8";
 			rc = fbc_error_set(err, FBC_EINVAL, ce->file,
 					   "%sjson: cannot unmarshal %s into Go value of type "
 					   "registry.CustomResourceDefinitions",
@@ -804,6 +819,7 @@ int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, 
 			const char *name =
 				sval(fbc_bundle_fold_get(json_array_get(owned, i), "name"));
 			if (strchr(name, '.') == NULL) {
+				r = "B9";
 				rc = fbc_error_set(
 					err, FBC_EINVAL, ce->file,
 					"%scouldn't parse plural.group from crd name: %s", pre,
@@ -824,6 +840,7 @@ int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, 
 			for (size_t k = 0; k < provided.n && !found; k++)
 				found = api_cmp(&provided.v[k], &a, true) == 0;
 			if (!found) {
+				r = "B10";
 				fbc_buf_reset(&tmp);
 				if (map_string(&tmp, &provided)) {
 					free(plural);
@@ -841,6 +858,7 @@ int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, 
 	}
 	/* S2: addMetadata */
 	if (b->ann_file == SIZE_MAX) {
+		r = "B11";
 		rc = fbc_error_set(err, FBC_EINVAL, "metadata", "Could not find annotations file");
 		goto done;
 	}
@@ -848,6 +866,7 @@ int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, 
 	if ((rc = csv_version(spec, &ver, &rel, &which)))
 		goto nomem;
 	if (which && *pkg) {
+		r = which == 12 ? "B12" : "B13";
 		rc = fbc_error_set(
 			err, FBC_EINVAL, ce->file,
 			which == 12 ? "failed to derive properties: json: cannot unmarshal "
@@ -878,6 +897,7 @@ int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, 
 	}
 	snprintf(pre, sizeof(pre), "get properties for bundle \"%s\": ", b->name);
 	/* P4 */
+	pstage = "B14";
 	for (size_t i = 0; i < parsed.len; i++) {
 		bprop *p = FBC_VEC_AT(&parsed, bprop, i);
 		if (strcmp(p->type, "olm.gvk") == 0) {
@@ -887,6 +907,7 @@ int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, 
 			if (rc == FBC_ENOMEM)
 				goto nomem;
 			if (rc) {
+				r = pstage;
 				rc = fbc_error_set(err, FBC_EINVAL, "metadata",
 						   "%sparse property[%zu] of type \"olm.gvk\": %s",
 						   pre, i, why);
@@ -910,6 +931,7 @@ int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, 
 			if (rc == FBC_ENOMEM)
 				goto nomem;
 			if (rc) {
+				r = pstage;
 				rc = fbc_error_set(
 					err, FBC_EINVAL, "metadata",
 					"%sparse property[%zu] of type \"olm.package\": %s", pre, i,
@@ -926,6 +948,7 @@ int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, 
 		}
 	}
 	/* P5 */
+	pstage = "B15";
 	for (size_t i = 0; i < b->ndeps; i++) {
 		rawprop *d = &b->deps[i];
 		if (strcmp(d->type, "olm.gvk") == 0) {
@@ -935,6 +958,7 @@ int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, 
 			if (rc == FBC_ENOMEM)
 				goto nomem;
 			if (rc) {
+				r = pstage;
 				rc = fbc_error_set(err, FBC_EINVAL, "metadata",
 						   "%sparse property[%zu] of type \"olm.gvk\": %s",
 						   pre, i, why);
@@ -959,6 +983,7 @@ int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, 
 			if (rc == FBC_ENOMEM)
 				goto nomem;
 			if (rc) {
+				r = pstage;
 				rc = fbc_error_set(
 					err, FBC_EINVAL, "metadata",
 					"%sparse property[%zu] of type \"olm.package\": %s", pre, i,
@@ -980,6 +1005,7 @@ int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, 
 		}
 	}
 	if (which) {
+		r = which == 12 ? "B12" : "B13";
 		rc = fbc_error_set(
 			err, FBC_EINVAL, ce->file,
 			which == 12 ? "get properties for bundle \"%s\": get version: json: "
@@ -1012,6 +1038,7 @@ int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, 
 			const char *name = sval(fbc_bundle_fold_get(d, "name"));
 			const char *dot = strchr(name, '.');
 			if (dot == NULL) {
+				r = "B16";
 				rc = fbc_error_set(
 					err, FBC_EINVAL, ce->file,
 					"%sget required apis: couldn't parse plural.group "
@@ -1057,6 +1084,7 @@ int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, 
 		fbc_vec scratch;
 		fbc_vec *rv = related ? related : &scratch;
 		fbc_vec_init(&scratch, sizeof(brelated));
+		r = "B17";
 		rc = related_images(b, image, rv, err);
 		fbc_bundle_related_dispose(&scratch);
 		if (rc)
@@ -1136,6 +1164,8 @@ nomem:
 done:
 	if (rc == FBC_ENOMEM && err->code != FBC_ENOMEM)
 		oom(err);
+	if (rule)
+		*rule = rc == FBC_EINVAL ? r : NULL;
 	free(provided.v);
 	free(owned_prov.v);
 	for (size_t i = 0; i < prov_set.n; i++) {
@@ -1246,7 +1276,7 @@ int fbc_bundle_render(fbc_buf *out, bool *written, const fbc_bundle *b, const ch
 	fbc_vec_init(&props, sizeof(bprop));
 	fbc_vec_init(&related, sizeof(brelated));
 	fbc_buf_init(&meta, 0);
-	if ((rc = fbc_bundle_assemble(b, image, &props, &related, err)))
+	if ((rc = fbc_bundle_assemble(b, image, &props, &related, NULL, err)))
 		goto done;
 	if (migrate == FBC_BUNDLE_MIGRATE_CSV_METADATA && *image && b->csv != SIZE_MAX) {
 		bool has_meta = false;
