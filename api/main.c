@@ -17,7 +17,9 @@ struct command {
 static const struct command commands[] = {
 	{"validate", fbc_cmd_validate,
 	 "validate a File-Based Catalog directory (opm validate semantics)"},
-	{"render", fbc_cmd_render, "print a catalog as a canonical JSON stream"},
+	{"render", fbc_cmd_render,
+	 "print a catalog as a canonical JSON stream, or a bundle directory as opm renders it"},
+	{"bundle", fbc_cmd_bundle, "validate a registry+v1 bundle directory (bundle validate)"},
 	{"graph", fbc_cmd_graph, "print a package's upgrade graph (json, dot, mermaid)"},
 	{"resolve", fbc_cmd_resolve, "resolve install/upgrade requests against catalogs"},
 	{"serve", fbc_cmd_serve, "run the catalog service (REST API, PostgreSQL)"},

@@ -9,6 +9,7 @@
 
 int fbc_cmd_validate(int argc, char **argv);
 int fbc_cmd_render(int argc, char **argv);
+int fbc_cmd_bundle(int argc, char **argv);
 int fbc_cmd_graph(int argc, char **argv);
 int fbc_cmd_serve(int argc, char **argv);
 int fbc_cmd_resolve(int argc, char **argv);

@@ -164,7 +164,8 @@ static bool label_value(const char *s)
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
-		bool an = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+		bool an =
+			(c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 		if (an)
 			continue;
 		if ((c == '-' || c == '_' || c == '.') && i > 0 && i + 1 < n)
@@ -174,12 +175,28 @@ static bool label_value(const char *s)
 	return true;
 }
 
-static const char *const supported_kinds[] = {
-	"ClusterServiceVersion", "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding",
-	"ConfigMap", "ConsoleCLIDownload", "ConsoleLink", "ConsolePlugin", "ConsoleQuickStart",
-	"ConsoleYAMLSample", "NetworkPolicy", "PodDisruptionBudget", "PodMonitor", "PriorityClass",
-	"PrometheusRule", "Role", "RoleBinding", "Secret", "Service", "ServiceAccount",
-	"ServiceMonitor", "VerticalPodAutoscaler"};
+static const char *const supported_kinds[] = {"ClusterServiceVersion",
+					      "CustomResourceDefinition",
+					      "ClusterRole",
+					      "ClusterRoleBinding",
+					      "ConfigMap",
+					      "ConsoleCLIDownload",
+					      "ConsoleLink",
+					      "ConsolePlugin",
+					      "ConsoleQuickStart",
+					      "ConsoleYAMLSample",
+					      "NetworkPolicy",
+					      "PodDisruptionBudget",
+					      "PodMonitor",
+					      "PriorityClass",
+					      "PrometheusRule",
+					      "Role",
+					      "RoleBinding",
+					      "Secret",
+					      "Service",
+					      "ServiceAccount",
+					      "ServiceMonitor",
+					      "VerticalPodAutoscaler"};
 
 static bool supported_kind(const char *k)
 {
@@ -219,7 +236,8 @@ static void check_entries(vctx *c, const char *mediatype)
 		}
 		regular++;
 		if (e->hidden)
-			add(c, "W4", e->file, 0, "hidden file %s is ignored by opm render", e->file);
+			add(c, "W4", e->file, 0, "hidden file %s is ignored by opm render",
+			    e->file);
 		if (e->kind == NULL) {
 			if (e->hidden)
 				add(c, "VC1", e->file, e->why_line, "%s", e->why ? e->why : "");
@@ -253,7 +271,8 @@ static void check_entries(vctx *c, const char *mediatype)
 			if (*sval(json_object_get(meta, "name")) == 0 &&
 			    *sval(json_object_get(meta, "generateName")) == 0)
 				add(c, "VC6", e->file, line_at(e, "metadata", NULL),
-				    "error validating object metadata: metadata.name: Required value: "
+				    "error validating object metadata: metadata.name: Required "
+				    "value: "
 				    "name or generateName is required");
 		}
 	}
@@ -262,13 +281,12 @@ static void check_entries(vctx *c, const char *mediatype)
 }
 
 /* ---- the CSV ---- */
-static bool gvk_owned(const json_t *spec, const char *group, const char *version,
-		      const char *kind)
+static bool gvk_owned(const json_t *spec, const char *group, const char *version, const char *kind)
 {
 	json_t *owned = fbc_bundle_fold_get(fbc_bundle_fold_get(spec, "customresourcedefinitions"),
 					    "owned");
-	json_t *aso = fbc_bundle_fold_get(fbc_bundle_fold_get(spec, "apiservicedefinitions"),
-					  "owned");
+	json_t *aso =
+		fbc_bundle_fold_get(fbc_bundle_fold_get(spec, "apiservicedefinitions"), "owned");
 	for (size_t i = 0; i < json_array_size(owned); i++) {
 		json_t *d = json_array_get(owned, i);
 		const char *n = sval(fbc_bundle_fold_get(d, "name")), *dot = strchr(n, '.');
@@ -378,20 +396,23 @@ static void check_csv(vctx *c)
 	}
 	/* VC4: required fields */
 	if (*sval(fbc_bundle_fold_get(ce->doc, "apiVersion")) == 0)
-		add(c, "VC4", ce->file, 1, "Error: Field apiVersion, Value field: required field missing");
+		add(c, "VC4", ce->file, 1,
+		    "Error: Field apiVersion, Value field: required field missing");
 	if (!json_is_object(spec)) {
-		add(c, "VC4", ce->file, 1, "Error: Field spec, Value field: required field missing");
+		add(c, "VC4", ce->file, 1,
+		    "Error: Field spec, Value field: required field missing");
 	} else {
 		inst = fbc_bundle_fold_get(spec, "install");
 		if (!json_is_object(inst))
 			add(c, "VC4", ce->file, line_at(ce, "spec", NULL),
-			    "Error: Field Spec.InstallStrategy, Value field: required field missing");
+			    "Error: Field Spec.InstallStrategy, Value field: required field "
+			    "missing");
 		else if (*sval(fbc_bundle_fold_get(inst, "strategy")) == 0)
 			add(c, "VC4", ce->file, line_at(ce, "spec", "install", NULL),
 			    "Error: Field Spec.InstallStrategy.StrategyName, Value field: required "
 			    "field missing");
 		else if (!json_is_array(fbc_bundle_fold_get(fbc_bundle_fold_get(inst, "spec"),
-							     "deployments")))
+							    "deployments")))
 			add(c, "VC4", ce->file, line_at(ce, "spec", "install", NULL),
 			    "Error: Field Spec.InstallStrategy.StrategySpec.DeploymentSpecs, Value "
 			    "field: required field missing");
@@ -407,8 +428,9 @@ static void check_csv(vctx *c)
 			if (!any)
 				add(c, "VC4", ce->file, line_at(ce, "spec", "installModes", NULL),
 				    "Error: Value : (%s) %s", name,
-				    json_array_size(v) == 0 ? "install modes not found"
-							    : "none of InstallModeTypes are supported");
+				    json_array_size(v) == 0
+					    ? "install modes not found"
+					    : "none of InstallModeTypes are supported");
 		}
 		v = fbc_bundle_fold_get(spec, "minKubeVersion");
 		if (json_is_string(v) && json_string_length(v) > 0) {
@@ -417,7 +439,8 @@ static void check_csv(vctx *c)
 			fbc_error_init(&e2);
 			if (fbc_semver_parse(&sv, json_string_value(v), json_string_length(v), &e2))
 				add(c, "VC4", ce->file, line_at(ce, "spec", "minKubeVersion", NULL),
-				    "Error: Value : (%s) csv.Spec.MinKubeVersion has an invalid value: "
+				    "Error: Value : (%s) csv.Spec.MinKubeVersion has an invalid "
+				    "value: "
 				    "%s",
 				    name, json_string_value(v));
 		}
@@ -430,11 +453,12 @@ static void check_csv(vctx *c)
 		json_object_foreach(ann, k, av)
 		{
 			for (size_t i = 0; i < sizeof(wellknown) / sizeof(wellknown[0]); i++)
-				if (strcasecmp(k, wellknown[i]) == 0 && strcmp(k, wellknown[i]) != 0)
+				if (strcasecmp(k, wellknown[i]) == 0 &&
+				    strcmp(k, wellknown[i]) != 0)
 					add(c, "VC4", ce->file,
 					    line_at(ce, "metadata", "annotations", k, NULL),
-					    "Error: Value : (%s) annotation key %s should be %s", name,
-					    k, wellknown[i]);
+					    "Error: Value : (%s) annotation key %s should be %s",
+					    name, k, wellknown[i]);
 		}
 		v = json_object_get(ann, "olm.properties");
 		if (json_is_string(v)) {
@@ -442,10 +466,12 @@ static void check_csv(vctx *c)
 			if (j == NULL)
 				add(c, "W6", ce->file,
 				    line_at(ce, "metadata", "annotations", "olm.properties", NULL),
-				    "the olm.properties annotation is not valid JSON: opm ignores it");
+				    "the olm.properties annotation is not valid JSON: opm ignores "
+				    "it");
 			json_decref(j);
 		}
-		if (json_object_get(spec, "release") && !json_is_null(json_object_get(spec, "release")) &&
+		if (json_object_get(spec, "release") &&
+		    !json_is_null(json_object_get(spec, "release")) &&
 		    json_object_get(ann, "olm.substitutesFor"))
 			add(c, "VC8", ce->file, line_at(ce, "spec", "release", NULL),
 			    "%s cannot have both a release version (\"%s\") and olm.substitutesFor "
@@ -479,7 +505,8 @@ static void check_csv(vctx *c)
 			if (strcmp(sval(fbc_bundle_fold_get(json_array_get(v, k), "image")), im) ==
 			    0) {
 				add(c, "N8", ce->file, l,
-				    "spec.relatedImages lists %s twice (kept twice in the blob, N8)",
+				    "spec.relatedImages lists %s twice (kept twice in the blob, "
+				    "N8)",
 				    im);
 				break;
 			}
@@ -505,8 +532,9 @@ static void check_crds(vctx *c)
 			continue;
 		nm = sval(json_object_get(json_object_get(e->doc, "metadata"), "name"));
 		for (size_t k = 0; k < json_array_size(owned); k++)
-			listed |= strcmp(sval(fbc_bundle_fold_get(json_array_get(owned, k), "name")),
-					 nm) == 0;
+			listed |=
+				strcmp(sval(fbc_bundle_fold_get(json_array_get(owned, k), "name")),
+				       nm) == 0;
 		if (ce && !listed)
 			add(c, "N6", e->file, line_at(e, "metadata", "name", NULL),
 			    "CRD %s is in the bundle but not owned by the CSV (it still gives "
@@ -524,37 +552,42 @@ static void check_crds(vctx *c)
 		bool file_found = false, provided = false;
 		int line = fbc_bundle_line_of(
 			ce->text, ce->len,
-			(const char *const[]){"spec", "customresourcedefinitions", "owned", NULL}, 3);
+			(const char *const[]){"spec", "customresourcedefinitions", "owned", NULL},
+			3);
 		char idx[32];
 		snprintf(idx, sizeof(idx), "#%zu", k);
 		line = fbc_bundle_line_of(
 			ce->text, ce->len,
-			(const char *const[]){"spec", "customresourcedefinitions", "owned", idx}, 4);
+			(const char *const[]){"spec", "customresourcedefinitions", "owned", idx},
+			4);
 		for (size_t i = 0; i < b->nobjects; i++) {
 			const bentry *e = ment(b, b->objects[i]);
 			json_t *cs, *vers;
 			if (strcmp(e->kind, "CustomResourceDefinition") != 0)
 				continue;
 			cs = json_object_get(e->doc, "spec");
-			if (strcmp(sval(json_object_get(json_object_get(e->doc, "metadata"), "name")),
+			if (strcmp(sval(json_object_get(json_object_get(e->doc, "metadata"),
+							"name")),
 				   nm) != 0)
 				continue;
 			vers = json_object_get(cs, "versions");
 			for (size_t v = 0; v < json_array_size(vers); v++) {
-				const char *vn = sval(json_object_get(json_array_get(vers, v), "name"));
+				const char *vn =
+					sval(json_object_get(json_array_get(vers, v), "name"));
 				if (strcmp(vn, ver) == 0 &&
-				    strcmp(sval(json_object_get(json_object_get(cs, "names"), "kind")),
+				    strcmp(sval(json_object_get(json_object_get(cs, "names"),
+								"kind")),
 					   kind) == 0)
 					file_found = true;
 			}
 			if (strcmp(sval(json_object_get(cs, "version")), ver) == 0 &&
-			    strcmp(sval(json_object_get(json_object_get(cs, "names"), "kind")), kind) ==
-				    0)
+			    strcmp(sval(json_object_get(json_object_get(cs, "names"), "kind")),
+				   kind) == 0)
 				file_found = true;
 			/* B10 compares group, version, kind and plural with the CRD's */
 			if (dot && strcmp(sval(json_object_get(cs, "group")), dot + 1) == 0 &&
-			    strncmp(sval(json_object_get(json_object_get(cs, "names"), "plural")), nm,
-				    (size_t)(dot - nm)) == 0 &&
+			    strncmp(sval(json_object_get(json_object_get(cs, "names"), "plural")),
+				    nm, (size_t)(dot - nm)) == 0 &&
 			    strlen(sval(json_object_get(json_object_get(cs, "names"), "plural"))) ==
 				    (size_t)(dot - nm) &&
 			    file_found)
@@ -562,7 +595,8 @@ static void check_crds(vctx *c)
 		}
 		if (!file_found)
 			add(c, "VC7", ce->file, line,
-			    "Error: Value {%s %s %s %s}: owned CRD %s/%s not found in bundle \"%s\"",
+			    "Error: Value {%s %s %s %s}: owned CRD %s/%s not found in bundle "
+			    "\"%s\"",
 			    dot ? dot + 1 : "", kind, nm, ver, nm, ver, b->name);
 		if (dot && !provided) {
 			bool api = false;
@@ -570,7 +604,8 @@ static void check_crds(vctx *c)
 				fbc_bundle_fold_get(spec, "apiservicedefinitions"), "owned");
 			for (size_t i = 0; i < json_array_size(aso); i++) {
 				json_t *a = json_array_get(aso, i);
-				api |= strcmp(sval(fbc_bundle_fold_get(a, "group")), dot + 1) == 0 &&
+				api |= strcmp(sval(fbc_bundle_fold_get(a, "group")), dot + 1) ==
+					       0 &&
 				       strcmp(sval(fbc_bundle_fold_get(a, "version")), ver) == 0 &&
 				       strcmp(sval(fbc_bundle_fold_get(a, "kind")), kind) == 0 &&
 				       strcmp(sval(fbc_bundle_fold_get(a, "name")), nm) == 0;
@@ -592,12 +627,11 @@ static void check_metadata(vctx *c)
 	size_t vf4 = SIZE_MAX;
 	const bentry *ae;
 	json_t *ann;
-	static const char *const keys[] = {
-		"operators.operatorframework.io.bundle.mediatype.v1",
-		"operators.operatorframework.io.bundle.manifests.v1",
-		"operators.operatorframework.io.bundle.metadata.v1",
-		"operators.operatorframework.io.bundle.package.v1",
-		"operators.operatorframework.io.bundle.channels.v1"};
+	static const char *const keys[] = {"operators.operatorframework.io.bundle.mediatype.v1",
+					   "operators.operatorframework.io.bundle.manifests.v1",
+					   "operators.operatorframework.io.bundle.metadata.v1",
+					   "operators.operatorframework.io.bundle.package.v1",
+					   "operators.operatorframework.io.bundle.channels.v1"};
 	const char *detected = "plain";
 
 	for (size_t i = 0; i < b->metadata.len; i++) {
@@ -653,9 +687,8 @@ static void check_metadata(vctx *c)
 	}
 	if (*fbc_bundle_package(b) == 0)
 		add(c, "FB2", b->ann_file != SIZE_MAX ? mdent(b, b->ann_file)->file : "metadata",
-		    b->ann_file != SIZE_MAX
-			    ? line_at(mdent(b, b->ann_file), "annotations", NULL)
-			    : 0,
+		    b->ann_file != SIZE_MAX ? line_at(mdent(b, b->ann_file), "annotations", NULL)
+					    : 0,
 		    "the bundle has no package name (annotation "
 		    "operators.operatorframework.io.bundle.package.v1): opm render writes nothing "
 		    "for it (N3)");
@@ -720,7 +753,8 @@ static void check_dependencies(vctx *c)
 				fbc_cel_program_free(prog);
 			}
 		} else {
-			add(c, "VF9", de->file, line, "couldn't parse dependency of type %s", p->type);
+			add(c, "VF9", de->file, line, "couldn't parse dependency of type %s",
+			    p->type);
 		}
 		json_decref(v);
 	}
