@@ -122,7 +122,12 @@ static int bundle_validate(int argc, char **argv)
 	if (!isb) {
 		if (not_a_bundle(&errs, t, dir))
 			goto done;
-	} else if (fbc_bundle_read(&b, t, NULL, &err) || fbc_bundle_validate(b, &all, &err)) {
+	} else if (fbc_bundle_read(&b, t, NULL, &err) == FBC_ELIMIT) {
+		/* an input bound: a finding naming the file, like fbcd validate's LIMIT */
+		fbc_loc loc = {err.where[0] ? err.where : NULL, 0};
+		if (fbc_diags_add(&all, "LIMIT", &loc, NULL, NULL, NULL, "%s", err.message))
+			goto done;
+	} else if (err.code || fbc_bundle_validate(b, &all, &err)) {
 		fbc_cli_report("bundle validate", &err, dir);
 		goto done;
 	}

@@ -140,9 +140,12 @@ static int read_entry(reader *r, bentry *e, const char *dir, const fbc_tree_entr
 	}
 	rc = fbc_tree_read(r->t, &blob, path, r->lim.max_file_bytes, &lerr);
 	if (rc == FBC_ELIMIT) {
-		rc = fbc_error_set(r->err, FBC_ELIMIT, e->file,
-				   "%s: file exceeds the %zu-byte limit for a bundle file", e->file,
-				   r->lim.max_file_bytes);
+		rc = fbc_error_set(
+			r->err, FBC_ELIMIT, e->file,
+			"file of %llu bytes exceeds the %zu-byte limit for a bundle file "
+			"(max_file_bytes)",
+			(unsigned long long)(te->kind == FBC_TREE_LINK ? target.size : te->size),
+			r->lim.max_file_bytes);
 		goto done;
 	}
 	if (rc != 0) {
@@ -155,7 +158,7 @@ static int read_entry(reader *r, bentry *e, const char *dir, const fbc_tree_entr
 	r->total += blob.len;
 	if (r->total > r->lim.max_total_bytes) {
 		rc = fbc_error_set(r->err, FBC_ELIMIT, e->file,
-				   "%s: the bundle's files exceed the %zu-byte limit", e->file,
+				   "the bundle's files exceed the %zu-byte limit (max_total_bytes)",
 				   r->lim.max_total_bytes);
 		goto done;
 	}

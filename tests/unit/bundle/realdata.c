@@ -10,6 +10,7 @@
  * or is a documented exception, 1 otherwise, 77 when REPO is missing)
  */
 #include "service/bundle/bundle.h"
+#include "service/goyaml/goyaml.h"
 #include "service/load/load.h"
 
 #include <dirent.h>
@@ -64,6 +65,26 @@ static char **list_dir(const char *path, size_t *n)
 	if (*n)
 		qsort(v, *n, sizeof(*v), cmp_str);
 	return v;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *s = NULL;
+	long n;
+
+	if (!f)
+		return strdup("");
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	s = malloc((size_t)n + 1);
+	if (s && fread(s, 1, (size_t)n, f) != (size_t)n)
+		n = 0;
+	if (s)
+		s[n] = 0;
+	fclose(f);
+	return s;
 }
 
 static void load_package(const char *repo, const char *pkg)
@@ -181,6 +202,7 @@ int main(int argc, char **argv)
 	char path[4096];
 	size_t ncat;
 	char **cats;
+	unsigned long yaml_equal = 0;
 	unsigned long total = 0, equal = 0, excused = 0, missing = 0, failed = 0;
 	struct stat st;
 
@@ -207,6 +229,7 @@ int main(int argc, char **argv)
 			fbc_error err;
 			size_t i;
 			json_t *blob;
+			char *text = NULL;
 
 			fbc_error_init(&err);
 			fbc_diags_init(&diags, 0);
@@ -214,6 +237,8 @@ int main(int argc, char **argv)
 			if (fbc_load_dir(pp, NULL, collect, &bl, &diags, &err) != 0)
 				fprintf(stderr, "load %s: %s\n", pp, err.message);
 			load_package(argv[1], pkgs[p]);
+			snprintf(pp, sizeof(pp), "%s/%s/%s/catalog.yaml", path, cats[c], pkgs[p]);
+			text = slurp(pp);
 			json_array_foreach(bl.list, i, blob)
 			{
 				const char *name = json_string_value(json_object_get(blob, "name"));
@@ -244,6 +269,16 @@ int main(int argc, char **argv)
 				}
 				got = json_loadb(out.data, out.len, 0, NULL);
 				if (got && json_equal(got, blob)) {
+					/* and the YAML text opm wrote, byte for byte */
+					fbc_buf y;
+					fbc_buf_init(&y, 0);
+					if (fbc_goyaml_emit_document(&y, got, &err) == 0 &&
+					    strstr(text, y.data + 4))
+						yaml_equal++;
+					else
+						fprintf(stderr, "%s/%s: %s: YAML text differs\n",
+							cats[c], pkgs[p], name);
+					fbc_buf_dispose(&y);
 					equal++;
 				} else if ((why = exception_for(cats[c], name)) != NULL) {
 					excused++;
@@ -260,6 +295,7 @@ int main(int argc, char **argv)
 				fbc_buf_dispose(&out);
 			}
 			json_decref(bl.list);
+			free(text);
 			fbc_diags_dispose(&diags);
 			free(pkgs[p]);
 		}
@@ -304,6 +340,9 @@ int main(int argc, char **argv)
 		}
 		printf("bundle directories %lu: rendered %lu\n", dirs, ok);
 	}
+	printf("YAML text byte-identical: %lu\n", yaml_equal);
+	if (yaml_equal != equal)
+		failed++;
 	printf("blobs %lu: equal %lu, documented exceptions %lu, without bundle directory %lu, "
 	       "failed %lu\n",
 	       total, equal, excused, missing, failed);
