@@ -120,13 +120,15 @@ typedef struct bprop {
 	char *type;
 	char *value; /* stored bytes (sorting); written compacted */
 	size_t len;
+	bool compact; /* no white space at all: written as is */
 } bprop;
 
 /* First B error in opm's order (FBC_EINVAL, *rule = "B2".."B17") or 0;
  * with props non-NULL the sorted property list (P1-P9) and with related
- * non-NULL the sorted related images are built too. */
+ * non-NULL the sorted related images are built too; skip_objects leaves the
+ * olm.bundle.object properties out. */
 int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, fbc_vec *related,
-			const char **rule, fbc_error *err);
+			bool skip_objects, const char **rule, fbc_error *err);
 /* B5 for one collected object (0 when it is not a CRD opm decodes). */
 int fbc_bundle_check_crd(const bentry *e, fbc_error *err);
 

@@ -333,6 +333,9 @@ static int prop_add(fbc_vec *v, const char *type, const char *value, size_t len)
 	bprop *p = fbc_vec_push(v);
 	if (p == NULL)
 		return FBC_ENOMEM;
+	/* built values and values from YAML are compact already */
+	p->compact = memchr(value, ' ', len) == NULL && memchr(value, '\n', len) == NULL &&
+		     memchr(value, '\t', len) == NULL && memchr(value, '\r', len) == NULL;
 	p->type = strdup(type);
 	p->value = malloc(len + 1);
 	if (p->type == NULL || p->value == NULL)
@@ -713,7 +716,7 @@ static void sort_related(fbc_vec *rel)
 /* ---- the assembly ---- */
 
 int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, fbc_vec *related,
-			const char **rule, fbc_error *err)
+			bool skip_objects, const char **rule, fbc_error *err)
 {
 	const char *r = NULL;
 	const char *pstage = "B14";
@@ -1094,8 +1097,9 @@ int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, 
 	}
 	if (props == NULL)
 		goto done;
-	/* P7 */
-	for (size_t i = 0; i < b->nobjects; i++) {
+	/* P7 (bundle objects are left out when the caller replaces them by
+	 * olm.csv.metadata anyway: they would be built only to be dropped) */
+	for (size_t i = 0; i < b->nobjects && !skip_objects; i++) {
 		const bentry *e = entry(b, b->objects[i]);
 		fbc_buf js;
 		fbc_buf_init(&js, 0);
@@ -1236,7 +1240,8 @@ static int write_blob(fbc_buf *out, const fbc_bundle *b, const char *image, cons
 			    (rc = fbc_buf_puts(out, "{\"type\":")) ||
 			    (rc = fbc_gojson_string(out, p->type, strlen(p->type), false)) ||
 			    (rc = fbc_buf_puts(out, ",\"value\":")) ||
-			    (rc = fbc_gojson_compact(out, p->value, p->len, false)) ||
+			    (rc = p->compact ? fbc_buf_append(out, p->value, p->len)
+					     : fbc_gojson_compact(out, p->value, p->len, false)) ||
 			    (rc = fbc_buf_putc(out, '}')))
 				return rc;
 		}
@@ -1267,6 +1272,7 @@ int fbc_bundle_render(fbc_buf *out, bool *written, const fbc_bundle *b, const ch
 {
 	fbc_vec props, related;
 	fbc_buf meta;
+	bool migrating;
 	int rc;
 
 	if (image == NULL)
@@ -1276,13 +1282,27 @@ int fbc_bundle_render(fbc_buf *out, bool *written, const fbc_bundle *b, const ch
 	fbc_vec_init(&props, sizeof(bprop));
 	fbc_vec_init(&related, sizeof(brelated));
 	fbc_buf_init(&meta, 0);
-	if ((rc = fbc_bundle_assemble(b, image, &props, &related, NULL, err)))
+	/* Bundle objects can be skipped when the migration will drop them: it
+	 * runs unless a property already is olm.csv.metadata (§4.1 step 3),
+	 * which only the properties file or the olm.properties annotation can
+	 * supply; then the render is done again in full. */
+	migrating = migrate == FBC_BUNDLE_MIGRATE_CSV_METADATA && *image && b->csv != SIZE_MAX;
+	if ((rc = fbc_bundle_assemble(b, image, &props, &related, migrating, NULL, err)))
 		goto done;
-	if (migrate == FBC_BUNDLE_MIGRATE_CSV_METADATA && *image && b->csv != SIZE_MAX) {
+	if (migrating) {
 		bool has_meta = false;
 		for (size_t i = 0; i < props.len; i++)
 			has_meta |=
 				strcmp(FBC_VEC_AT(&props, bprop, i)->type, "olm.csv.metadata") == 0;
+		if (has_meta) {
+			fbc_bundle_props_dispose(&props);
+			fbc_bundle_related_dispose(&related);
+			fbc_vec_init(&props, sizeof(bprop));
+			fbc_vec_init(&related, sizeof(brelated));
+			if ((rc = fbc_bundle_assemble(b, image, &props, &related, false, NULL,
+						      err)))
+				goto done;
+		}
 		if ((rc = fbc_bundle_csv_metadata(&meta, fbc_bundle_csv(b), err))) {
 			fbc_error_prefix(err, "migrate");
 			goto done;

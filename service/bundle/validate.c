@@ -830,7 +830,7 @@ int fbc_bundle_validate(const fbc_bundle *b, fbc_diags *diags, fbc_error *err)
 			add(&c, "B5", en->file, line_at(en, "spec", NULL), "%s", e.message);
 	}
 	fbc_error_init(&e);
-	if (fbc_bundle_assemble(b, "", NULL, NULL, &rule, &e) != 0) {
+	if (fbc_bundle_assemble(b, "", NULL, NULL, false, &rule, &e) != 0) {
 		if (e.code == FBC_ENOMEM)
 			return fbc_error_set(err, FBC_ENOMEM, NULL, "out of memory");
 		if (rule)

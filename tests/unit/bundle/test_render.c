@@ -597,6 +597,32 @@ static void fbc_bundle_render__olm_properties_annotation_and_other_deps(void **s
 	free(s);
 }
 
+static void fbc_bundle_render__existing_csv_metadata_stops_migration(void **state)
+{
+	/* a properties file already has olm.csv.metadata: the migration leaves
+	 * the bundle alone, bundle objects included (§4.1 step 3) */
+	const char *const f[] = {
+		"manifests/csv.yaml",
+		CSV_OK,
+		"manifests/crd.yaml",
+		CRD_OK,
+		ANN_OK,
+		"metadata/properties.yaml",
+		"properties:\n- type: olm.csv.metadata\n  value: {displayName: x}\n",
+		NULL};
+	fbc_bundle *b = bt_read(f);
+	fbc_error err;
+	char *s = bt_render(b, "q/b:1", FBC_BUNDLE_MIGRATE_CSV_METADATA, &err);
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(strstr(s, "olm.bundle.object"));
+	assert_non_null(
+		strstr(s, "{\"type\":\"olm.csv.metadata\",\"value\":{\"displayName\":\"x\"}}"));
+	free(s);
+	fbc_bundle_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -621,6 +647,7 @@ int main(void)
 		cmocka_unit_test(fbc_bundle_read__json_sniff_is_30_bytes),
 		cmocka_unit_test(fbc_bundle_render__related_images_order_and_dedup),
 		cmocka_unit_test(fbc_bundle_render__olm_properties_annotation_and_other_deps),
+		cmocka_unit_test(fbc_bundle_render__existing_csv_metadata_stops_migration),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
