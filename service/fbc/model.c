@@ -4,9 +4,11 @@
 #include "service/fbc/internal.h"
 #include "service/fbc/model.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int fbc_catalog_create(fbc_catalog **out, const fbc_load_limits *lim, fbc_error *err)
 {
@@ -496,6 +498,24 @@ static void free_arena(void *p)
 int fbc_catalog_load_dir(fbc_catalog **out, const char *root, const fbc_load_limits *lim,
 			 fbc_diags *diags, fbc_error *err)
 {
+	fbc_tree *t = NULL;
+	struct stat st;
+	int rc;
+
+	/* the messages fbc_load_dir gives, before the tree is opened */
+	if (stat(root, &st) != 0 || !S_ISDIR(st.st_mode))
+		return fbc_error_set(err, errno == ENOENT ? FBC_ENOTFOUND : FBC_EINVAL, root,
+				     "\"%s\" is not a directory", root);
+	rc = fbc_tree_open_dir(&t, root, err);
+	if (rc == 0)
+		rc = fbc_catalog_load_tree(out, t, lim, diags, err);
+	fbc_tree_free(t);
+	return rc;
+}
+
+int fbc_catalog_load_tree(fbc_catalog **out, fbc_tree *t, const fbc_load_limits *lim,
+			  fbc_diags *diags, fbc_error *err)
+{
 	fbc_catalog *cat = NULL;
 	fbc_load_stage stage;
 	load_ctx lc;
@@ -512,7 +532,7 @@ int fbc_catalog_load_dir(fbc_catalog **out, const char *root, const fbc_load_lim
 	stage.prepare = prepare;
 	stage.discard = NULL; /* results live in the worker arenas */
 	stage.ctx = &lc;
-	rc = fbc_load_dir_staged(root, lim, &stage, on_meta, &lc, diags, err);
+	rc = fbc_load_tree_staged(t, lim, &stage, on_meta, &lc, diags, err);
 	/* the catalog's records point into the worker arenas: they live and
 	 * die with the catalog arena */
 	for (size_t i = 0; i < FBC_LOAD_MAX_WORKERS; i++) {
@@ -523,7 +543,8 @@ int fbc_catalog_load_dir(fbc_catalog **out, const char *root, const fbc_load_lim
 	if (rc)
 		goto done;
 	if (!adopted) {
-		rc = fbc_error_set(err, FBC_ENOMEM, root, "out of memory loading the catalog");
+		rc = fbc_error_set(err, FBC_ENOMEM, fbc_tree_label(t),
+				   "out of memory loading the catalog");
 		goto done;
 	}
 	if ((rc = fbc_catalog_link(cat, err)))

@@ -178,7 +178,11 @@ int fbc_catalog_add_meta(fbc_catalog *cat, const fbc_meta *meta, fbc_diags *diag
 /* Build indexes and derived fields. Idempotent. */
 int fbc_catalog_link(fbc_catalog *cat, fbc_error *err);
 
-/* Load a directory into a new, linked catalog (findings in diags). */
+/* Load a tree (any fbc_tree backend) into a new, linked catalog (findings
+ * in diags, files relative to the tree's root). */
+int fbc_catalog_load_tree(fbc_catalog **out, fbc_tree *t, const fbc_load_limits *lim,
+			  fbc_diags *diags, fbc_error *err);
+/* The same over a directory on disk. */
 int fbc_catalog_load_dir(fbc_catalog **out, const char *root, const fbc_load_limits *lim,
 			 fbc_diags *diags, fbc_error *err);
 

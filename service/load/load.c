@@ -1,5 +1,5 @@
 /*
- * fbc_load_dir: walk (§1.1), .indexignore (§1.2), then parse files on a
+ * fbc_load_tree: walk (§1.1), .indexignore (§1.2), then parse files on a
  * small thread pool while the calling thread delivers findings and metas
  * in walk order. Workers run at most `window` files ahead of delivery, so
  * memory holds a bounded number of parsed files, never the whole catalog.
@@ -25,18 +25,17 @@
 
 typedef struct entry {
 	char *rel;	  /* slash-separated, relative to the root */
-	char *abs;	  /* path to open */
+	char *path;	  /* tree path to read (a link's target), root-relative */
 	char *finding;	  /* non-NULL: not a loadable file, report this (L1) */
 	const char *code; /* of the finding */
-	size_t size;	  /* from stat, for max_total_bytes */
+	size_t size;	  /* from the tree listing, for max_total_bytes */
 	fbc_vec items;	  /* of fbc_load_item, filled by the parser */
 	int rc;		  /* FBC_ENOMEM from the parser */
 	bool done;
 } entry;
 
 typedef struct walk {
-	const char *root_real;
-	size_t root_real_len;
+	fbc_tree *t;
 	fbc_vec entries; /* of entry, in walk order */
 	fbc_ignore *ig;
 	const fbc_load_limits *lim;
@@ -44,15 +43,10 @@ typedef struct walk {
 	fbc_error *err;
 } walk;
 
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int add_entry(walk *w, const char *rel, const char *abs, size_t size, const char *code,
+static int add_entry(walk *w, const char *rel, const char *path, size_t size, const char *code,
 		     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
-static int add_entry(walk *w, const char *rel, const char *abs, size_t size, const char *code,
+static int add_entry(walk *w, const char *rel, const char *path, size_t size, const char *code,
 		     const char *fmt, ...)
 {
 	entry *e = fbc_vec_push(&w->entries);
@@ -62,8 +56,8 @@ static int add_entry(walk *w, const char *rel, const char *abs, size_t size, con
 	fbc_vec_init(&e->items, sizeof(fbc_load_item));
 	e->size = size;
 	e->rel = strdup(rel);
-	e->abs = strdup(abs);
-	if (e->rel == NULL || e->abs == NULL)
+	e->path = strdup(path);
+	if (e->rel == NULL || e->path == NULL)
 		return fbc_error_set(w->err, FBC_ENOMEM, rel, "out of memory");
 	if (fmt != NULL) {
 		va_list ap;
@@ -191,27 +185,87 @@ done:
 	return rc;
 }
 
-static int add_ignore_file(walk *w, const char *dir_rel, const char *abs)
-{
-	char *data = NULL;
-	size_t len = 0, size = 0;
-	bool is_dir;
-	int rc = read_file(&data, &len, &size, abs, w->lim->max_file_bytes, &is_dir);
+/* Where a load reads file bytes: through the tree, or straight from disk
+ * for a directory tree (same bytes; read_file keeps contents out of the
+ * malloc heap, see data_alloc). */
+typedef struct source {
+	fbc_tree *t;
+	const char *disk; /* fbc_tree_dir_path(t), or NULL */
+} source;
 
-	if (rc == FBC_ENOMEM)
-		return fbc_error_set(w->err, rc, abs, "out of memory");
-	if (rc != 0)
-		return 0; /* an unreadable .indexignore adds no patterns */
-	rc = fbc_ignore_add_file(w->ig, dir_rel, data, len, w->err);
-	data_free(data, size);
+typedef struct src_data {
+	const char *data;
+	size_t len;
+	char *map; /* read_file's mapping (disk), map_size bytes */
+	size_t map_size;
+	fbc_tree_blob blob; /* the tree's blob (other backends) */
+} src_data;
+
+/* The reason in a tree backend's message ("cannot open: No such file" ->
+ * "No such file"), so findings read as they did when the loader walked
+ * directories itself. */
+static const char *why(const fbc_error *e)
+{
+	const char *colon = strstr(e->message, ": ");
+
+	if (strncmp(e->message, "cannot ", 7) == 0 && colon != NULL)
+		return colon + 2;
+	return e->message;
+}
+
+/* Read path (root-relative, no link) of at most max bytes. Returns 0,
+ * FBC_ELIMIT, FBC_ENOMEM or another code with *reason set to why. */
+static int src_read(const source *src, src_data *out, const char *path, size_t max, char *reason,
+		    size_t reason_len)
+{
+	fbc_error terr;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	reason[0] = 0;
+	if (src->disk != NULL) {
+		char *abs = fbc_tree_join(src->disk, path);
+		bool is_dir = false;
+
+		if (abs == NULL)
+			return FBC_ENOMEM;
+		rc = read_file(&out->map, &out->len, &out->map_size, abs, max, &is_dir);
+		if (rc == FBC_EIO)
+			snprintf(reason, reason_len, "%s",
+				 is_dir ? "is a directory" : strerror(errno));
+		free(abs);
+		out->data = out->map;
+		return rc;
+	}
+	fbc_error_init(&terr);
+	rc = fbc_tree_read(src->t, &out->blob, path, max, &terr);
+	if (rc != 0 && rc != FBC_ENOMEM && rc != FBC_ELIMIT)
+		snprintf(reason, reason_len, "%s", why(&terr));
+	out->data = out->blob.data;
+	out->len = out->blob.len;
 	return rc;
 }
 
-static bool inside_root(const walk *w, const char *real)
+static void src_release(const source *src, src_data *d)
 {
-	return strncmp(real, w->root_real, w->root_real_len) == 0 &&
-	       (real[w->root_real_len] == '/' || real[w->root_real_len] == 0 ||
-		(w->root_real_len == 1 && w->root_real[0] == '/'));
+	data_free(d->map, d->map_size);
+	fbc_tree_blob_release(src->t, &d->blob);
+	memset(d, 0, sizeof(*d));
+}
+
+static int add_ignore_file(walk *w, const source *src, const char *dir_rel, const char *path)
+{
+	src_data d;
+	char reason[256];
+	int rc = src_read(src, &d, path, w->lim->max_file_bytes, reason, sizeof(reason));
+
+	if (rc == FBC_ENOMEM)
+		return fbc_error_set(w->err, rc, path, "out of memory");
+	if (rc != 0)
+		return 0; /* an unreadable .indexignore adds no patterns */
+	rc = fbc_ignore_add_file(w->ig, dir_rel, d.data != NULL ? d.data : "", d.len, w->err);
+	src_release(src, &d);
+	return rc;
 }
 
 /* Entries the walk may visit (files, directories, ignored files) before
@@ -221,132 +275,119 @@ static size_t walk_cap(const fbc_load_limits *lim)
 	return lim->max_files > SIZE_MAX / 8 ? SIZE_MAX / 2 : lim->max_files * 4 + 1024;
 }
 
-static int walk_dir(walk *w, const char *abs, const char *rel)
+/* A symbolic link at crel: inside the root, to a file, it is read as that
+ * file; anything else is L1 (never followed outside the root). */
+static int walk_link(walk *w, const source *src, const char *rel, const char *crel,
+		     const char *name)
 {
-	DIR *d = opendir(abs);
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	int rc = 0;
+	fbc_tree_entry fe;
+	fbc_error ferr;
+	int rc;
 
-	if (d == NULL)
-		return add_entry(w, rel[0] ? rel : ".", abs, 0, "L1", "open %s: %s",
-				 rel[0] ? rel : ".", strerror(errno));
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 32;
-			char **nn = realloc(names, ncap * sizeof(*nn));
-			if (nn == NULL) {
-				rc = fbc_error_set(w->err, FBC_ENOMEM, abs, "out of memory");
-				goto done;
-			}
-			names = nn;
-			cap = ncap;
-		}
-		names[n] = strdup(de->d_name);
-		if (names[n] == NULL) {
-			rc = fbc_error_set(w->err, FBC_ENOMEM, abs, "out of memory");
-			goto done;
-		}
-		n++;
+	memset(&fe, 0, sizeof(fe));
+	fbc_error_init(&ferr);
+	rc = fbc_tree_follow(w->t, &fe, crel, &ferr);
+	if (rc == FBC_ENOMEM)
+		return fbc_error_set(w->err, rc, crel, "out of memory");
+	if (rc == FBC_EINVAL)
+		return add_entry(w, crel, crel, 0, "L1",
+				 "open %s: symlink resolves outside the catalog root", crel);
+	if (rc != 0)
+		return add_entry(w, crel, crel, 0, "L1", "open %s: %s", crel,
+				 rc == FBC_ENOTFOUND ? strerror(ENOENT)
+				 : rc == FBC_ELIMIT  ? strerror(ELOOP)
+						     : why(&ferr));
+	if (fe.kind == FBC_TREE_DIR)
+		rc = add_entry(w, crel, crel, 0, "L1", "read %s: is a directory", crel);
+	else if (strcmp(name, ".indexignore") == 0)
+		rc = add_ignore_file(w, src, rel, fe.name);
+	else if (fe.kind != FBC_TREE_FILE) /* a FIFO is never opened: it could block */
+		rc = add_entry(w, crel, crel, 0, "L1", "read %s: not a regular file", crel);
+	else
+		rc = add_entry(w, crel, fe.name, (size_t)fe.size, NULL, NULL);
+	fbc_tree_entry_dispose(&fe);
+	return rc;
+}
+
+static int walk_dir(walk *w, const source *src, const char *rel)
+{
+	fbc_vec ents;
+	fbc_error lerr;
+	int rc;
+
+	fbc_vec_init(&ents, sizeof(fbc_tree_entry));
+	fbc_error_init(&lerr);
+	rc = fbc_tree_list(w->t, &ents, rel, &lerr);
+	if (rc == FBC_ENOMEM) {
+		rc = fbc_error_set(w->err, rc, rel, "out of memory");
+		goto done;
 	}
-	if (n > 1)
-		qsort(names, n, sizeof(*names), cmp_names);
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		char *cabs = NULL, *crel = NULL;
-		struct stat st;
+	if (rc != 0) {
+		rc = add_entry(w, rel[0] ? rel : ".", rel, 0, "L1", "open %s: %s",
+			       rel[0] ? rel : ".", why(&lerr));
+		goto done;
+	}
+	fbc_tree_entries_sort(&ents);
+	for (size_t i = 0; i < ents.len && rc == 0; i++) {
+		fbc_tree_entry *te = FBC_VEC_AT(&ents, fbc_tree_entry, i);
+		char *crel = fbc_tree_join(rel, te->name);
 
-		if (asprintf(&cabs, "%s/%s", abs, names[i]) < 0)
-			cabs = NULL;
-		if (asprintf(&crel, "%s%s%s", rel, rel[0] ? "/" : "", names[i]) < 0)
-			crel = NULL;
-		if (cabs == NULL || crel == NULL) {
-			rc = fbc_error_set(w->err, FBC_ENOMEM, abs, "out of memory");
+		if (crel == NULL) {
+			rc = fbc_error_set(w->err, FBC_ENOMEM, rel, "out of memory");
 		} else if (++w->seen > walk_cap(w->lim)) {
 			/* a tree this large is refused before it exhausts memory */
-			rc = add_entry(w, crel, cabs, 0, "LIMIT",
+			rc = add_entry(w, crel, crel, 0, "LIMIT",
 				       "the tree has more than %zu entries (max_files limit)",
 				       walk_cap(w->lim));
 			w->seen = SIZE_MAX / 2;
-			free(cabs);
 			free(crel);
 			break;
-		} else if (lstat(cabs, &st) != 0) {
-			rc = add_entry(w, crel, cabs, 0, "L1", "stat %s: %s", crel,
-				       strerror(errno));
-		} else if (S_ISDIR(st.st_mode)) {
-			rc = walk_dir(w, cabs, crel);
-		} else if (S_ISLNK(st.st_mode)) {
-			char *real = realpath(cabs, NULL);
-			struct stat tst;
-			if (real == NULL) {
-				rc = add_entry(w, crel, cabs, 0, "L1", "open %s: %s", crel,
-					       strerror(errno));
-			} else if (!inside_root(w, real)) {
-				rc = add_entry(w, crel, cabs, 0, "L1",
-					       "open %s: symlink resolves outside the catalog root",
-					       crel);
-			} else if (stat(real, &tst) != 0) {
-				rc = add_entry(w, crel, cabs, 0, "L1", "open %s: %s", crel,
-					       strerror(errno));
-			} else if (S_ISDIR(tst.st_mode)) {
-				rc = add_entry(w, crel, cabs, 0, "L1", "read %s: is a directory",
-					       crel);
-			} else if (strcmp(names[i], ".indexignore") == 0) {
-				rc = add_ignore_file(w, rel, real);
-			} else {
-				rc = add_entry(w, crel, real, (size_t)tst.st_size, NULL, NULL);
-			}
-			free(real);
-		} else if (strcmp(names[i], ".indexignore") == 0) {
-			rc = add_ignore_file(w, rel, cabs);
-		} else if (!S_ISREG(st.st_mode)) {
-			rc = add_entry(w, crel, cabs, 0, "L1", "read %s: not a regular file", crel);
+		} else if (te->kind == FBC_TREE_DIR) {
+			rc = walk_dir(w, src, crel);
+		} else if (te->kind == FBC_TREE_LINK) {
+			rc = walk_link(w, src, rel, crel, te->name);
+		} else if (strcmp(te->name, ".indexignore") == 0) {
+			if (te->kind == FBC_TREE_FILE)
+				rc = add_ignore_file(w, src, rel, crel);
+		} else if (te->kind != FBC_TREE_FILE) {
+			rc = add_entry(w, crel, crel, 0, "L1", "read %s: not a regular file", crel);
 		} else {
-			rc = add_entry(w, crel, cabs, (size_t)st.st_size, NULL, NULL);
+			rc = add_entry(w, crel, crel, (size_t)te->size, NULL, NULL);
 		}
-		free(cabs);
 		free(crel);
 	}
 done:
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	closedir(d);
+	fbc_tree_entries_dispose(&ents);
 	return rc;
 }
 
 /* Parse one entry into its items (any thread; `worker` unique to it). */
-static void parse_entry(entry *e, const fbc_load_limits *lim, const fbc_load_stage *stage,
-			unsigned worker)
+static void parse_entry(entry *e, const source *src, const fbc_load_limits *lim,
+			const fbc_load_stage *stage, unsigned worker)
 {
 	fbc_load_stagecall sc = {stage, worker, e->rel};
-	char *data = NULL;
-	size_t len = 0, size = 0;
-	bool is_dir = false;
+	src_data d;
+	char reason[256];
 	int rc;
 
 	if (e->finding != NULL) {
 		e->rc = fbc_load_item_finding(&e->items, e->code, 0, "%s", e->finding);
 		return;
 	}
-	rc = read_file(&data, &len, &size, e->abs, lim->max_file_bytes, &is_dir);
+	rc = src_read(src, &d, e->path, lim->max_file_bytes, reason, sizeof(reason));
 	if (rc == FBC_ELIMIT) {
 		e->rc = fbc_load_item_finding(&e->items, "LIMIT", 0,
 					      "file exceeds the max_file_bytes limit (%zu)",
 					      lim->max_file_bytes);
-	} else if (rc == FBC_EIO) {
-		e->rc = fbc_load_item_finding(&e->items, "L1", 0, "read %s: %s", e->rel,
-					      is_dir ? "is a directory" : strerror(errno));
-	} else if (rc != 0) {
+	} else if (rc == FBC_ENOMEM) {
 		e->rc = rc;
+	} else if (rc != 0) {
+		e->rc = fbc_load_item_finding(&e->items, "L1", 0, "read %s: %s", e->rel, reason);
 	} else {
-		e->rc = fbc_load_parse_data_staged(&e->items, data, len, lim,
-						   stage != NULL ? &sc : NULL);
+		e->rc = fbc_load_parse_data_staged(&e->items, d.data != NULL ? d.data : "", d.len,
+						   lim, stage != NULL ? &sc : NULL);
 	}
-	data_free(data, size);
+	src_release(src, &d);
 }
 
 typedef struct deliver {
@@ -355,6 +396,7 @@ typedef struct deliver {
 	fbc_diags *diags;
 	const fbc_load_limits *lim;
 	const fbc_load_stage *stage; /* NULL: plain load */
+	const source *src;	     /* NULL: fbc_load_buffer */
 	size_t blobs;
 	bool stop;
 	fbc_error *err;
@@ -410,6 +452,7 @@ typedef struct pool {
 	unsigned next_worker; /* worker indexes, handed out at start */
 	const fbc_load_limits *lim;
 	const fbc_load_stage *stage;
+	const source *src;
 } pool;
 
 static void *worker(void *arg)
@@ -426,7 +469,7 @@ static void *worker(void *arg)
 		}
 		size_t i = p->next++;
 		pthread_mutex_unlock(&p->mu);
-		parse_entry(&p->entries[i], p->lim, p->stage, self);
+		parse_entry(&p->entries[i], p->src, p->lim, p->stage, self);
 		pthread_mutex_lock(&p->mu);
 		p->entries[i].done = true;
 		pthread_cond_broadcast(&p->done);
@@ -460,6 +503,7 @@ static int run_entries(entry *entries, size_t n, deliver *dv)
 	p.window = (size_t)nt * 2;
 	p.lim = dv->lim;
 	p.stage = dv->stage;
+	p.src = dv->src;
 	if (nt > 1 && n > 1) {
 		pthread_mutex_init(&p.mu, NULL);
 		pthread_cond_init(&p.work, NULL);
@@ -473,7 +517,7 @@ static int run_entries(entry *entries, size_t n, deliver *dv)
 	for (size_t i = 0; i < n; i++) {
 		entry *e = &entries[i];
 		if (started == 0) {
-			parse_entry(e, dv->lim, dv->stage, 0);
+			parse_entry(e, dv->src, dv->lim, dv->stage, 0);
 		} else {
 			pthread_mutex_lock(&p.mu);
 			while (!e->done)
@@ -517,7 +561,7 @@ static void entries_dispose(fbc_vec *v, const fbc_load_stage *stage)
 	for (size_t i = 0; i < v->len; i++) {
 		entry *e = FBC_VEC_AT(v, entry, i);
 		free(e->rel);
-		free(e->abs);
+		free(e->path);
 		free(e->finding);
 		fbc_load_items_clear_staged(&e->items, stage);
 		fbc_vec_dispose(&e->items);
@@ -534,11 +578,33 @@ int fbc_load_dir(const char *root, const fbc_load_limits *lim, fbc_meta_fn fn, v
 int fbc_load_dir_staged(const char *root, const fbc_load_limits *lim, const fbc_load_stage *stage,
 			fbc_meta_fn fn, void *ctx, fbc_diags *diags, fbc_error *err)
 {
-	fbc_load_limits l;
+	fbc_tree *t = NULL;
 	struct stat st;
+	int rc;
+
+	if (stat(root, &st) != 0 || !S_ISDIR(st.st_mode))
+		return fbc_error_set(err, errno == ENOENT ? FBC_ENOTFOUND : FBC_EINVAL, root,
+				     "\"%s\" is not a directory", root);
+	rc = fbc_tree_open_dir(&t, root, err);
+	if (rc == 0)
+		rc = fbc_load_tree_staged(t, lim, stage, fn, ctx, diags, err);
+	fbc_tree_free(t);
+	return rc;
+}
+
+int fbc_load_tree(fbc_tree *t, const fbc_load_limits *lim, fbc_meta_fn fn, void *ctx,
+		  fbc_diags *diags, fbc_error *err)
+{
+	return fbc_load_tree_staged(t, lim, NULL, fn, ctx, diags, err);
+}
+
+int fbc_load_tree_staged(fbc_tree *t, const fbc_load_limits *lim, const fbc_load_stage *stage,
+			 fbc_meta_fn fn, void *ctx, fbc_diags *diags, fbc_error *err)
+{
+	fbc_load_limits l;
+	source src = {t, fbc_tree_dir_path(t)};
 	walk w;
 	deliver dv;
-	char *root_real = NULL;
 	fbc_vec kept;
 	size_t total = 0;
 	int rc = 0;
@@ -547,18 +613,7 @@ int fbc_load_dir_staged(const char *root, const fbc_load_limits *lim, const fbc_
 	fbc_vec_init(&w.entries, sizeof(entry));
 	fbc_vec_init(&kept, sizeof(entry));
 	fbc_load_limits_resolve(&l, lim);
-	if (stat(root, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		rc = fbc_error_set(err, errno == ENOENT ? FBC_ENOTFOUND : FBC_EINVAL, root,
-				   "\"%s\" is not a directory", root);
-		goto done;
-	}
-	root_real = realpath(root, NULL);
-	if (root_real == NULL) {
-		rc = fbc_error_set(err, FBC_EIO, root, "\"%s\": %s", root, strerror(errno));
-		goto done;
-	}
-	w.root_real = root_real;
-	w.root_real_len = strlen(root_real);
+	w.t = t;
 	w.lim = &l;
 	w.err = err;
 	rc = fbc_ignore_create(&w.ig, err);
@@ -566,7 +621,7 @@ int fbc_load_dir_staged(const char *root, const fbc_load_limits *lim, const fbc_
 		goto done;
 	/* one walk both collects files and pre-scans every .indexignore: the
 	 * matcher is only consulted afterwards, so deeper files still apply */
-	rc = walk_dir(&w, root, "");
+	rc = walk_dir(&w, &src, "");
 	if (rc != 0)
 		goto done;
 	/* selection and the tree-wide limits, in walk order */
@@ -619,13 +674,13 @@ int fbc_load_dir_staged(const char *root, const fbc_load_limits *lim, const fbc_
 	dv.diags = diags;
 	dv.lim = &l;
 	dv.stage = stage != NULL && stage->prepare != NULL ? stage : NULL;
+	dv.src = &src;
 	dv.err = err;
 	rc = run_entries(kept.items, kept.len, &dv);
 done:
 	entries_dispose(&kept, stage);
 	entries_dispose(&w.entries, stage);
 	fbc_ignore_free(w.ig);
-	free(root_real);
 	return rc;
 }
 

@@ -1,5 +1,5 @@
 /*
- * The catalog loader: walks an FBC directory tree (spec fbc-validation.md
+ * The catalog loader: walks an FBC file tree (fbc_tree) (spec fbc-validation.md
  * §1: lexical walk, .indexignore, JSON streams and multi-document YAML 1.1)
  * and yields one "meta" per top-level object, in deterministic order (walk
  * order, then order within the file), with load rules L1-L9 applied.
@@ -19,6 +19,7 @@
 
 #include "service/base/error.h"
 #include "service/base/diag.h"
+#include "service/base/tree.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -52,7 +53,14 @@ typedef struct fbc_meta {
  * by the callback). The callback may json_incref the blob to keep it. */
 typedef int (*fbc_meta_fn)(void *ctx, const fbc_meta *meta, fbc_error *err);
 
-/* Load the tree at root. lim may be NULL (defaults). Findings go to diags. */
+/* Load the catalog in tree t (any fbc_tree backend: directory, memory,
+ * sub-view, git). lim may be NULL (defaults). Findings go to diags; their
+ * files are relative to t's root. Links are followed inside t only. */
+int fbc_load_tree(fbc_tree *t, const fbc_load_limits *lim, fbc_meta_fn fn, void *ctx,
+		  fbc_diags *diags, fbc_error *err);
+
+/* fbc_load_tree over the directory root (FBC_ENOTFOUND / FBC_EINVAL when it
+ * is missing or not a directory). */
 int fbc_load_dir(const char *root, const fbc_load_limits *lim, fbc_meta_fn fn, void *ctx,
 		 fbc_diags *diags, fbc_error *err);
 
@@ -83,6 +91,8 @@ typedef struct fbc_load_stage {
 	void *ctx;		     /* for prepare and discard */
 } fbc_load_stage;
 
+int fbc_load_tree_staged(fbc_tree *t, const fbc_load_limits *lim, const fbc_load_stage *stage,
+			 fbc_meta_fn fn, void *ctx, fbc_diags *diags, fbc_error *err);
 int fbc_load_dir_staged(const char *root, const fbc_load_limits *lim, const fbc_load_stage *stage,
 			fbc_meta_fn fn, void *ctx, fbc_diags *diags, fbc_error *err);
 
