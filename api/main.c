@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{"serve", fbc_cmd_serve, "run the catalog service (REST API, PostgreSQL)"},
 	{"token", fbc_cmd_token, "manage API tokens"},
 	{"migrate", fbc_cmd_migrate, "apply database migrations and exit"},
+	{"worker", fbc_cmd_worker, "run job workers only (the pipeline, no HTTP server)"},
 };
 
 static void usage(FILE *f)

@@ -77,6 +77,22 @@ int db_query_page(json_t **out, fbc_db *db, const db_stmt *st, const char **vals
  * the first page). */
 int db_page_args(unsigned *limit, char **key, const fbc_db_page *page, fbc_error *err);
 
+/* A timestamptz column as RFC 3339 UTC text with milliseconds (NULL stays NULL). */
+#define DB_TS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+
+/* Run fn inside BEGIN/COMMIT on one pooled connection; when the connection
+ * turns out dead before COMMIT, the whole transaction is retried once on a
+ * fresh one (fn must be safe to re-run: it is, since nothing committed). */
+typedef int (*db_tx_fn)(fbc_db_conn *c, void *ctx, fbc_error *err);
+int db_tx(fbc_db *db, db_tx_fn fn, void *ctx, fbc_error *err);
+
+/* jobs.c, for handlers whose effect commits with the job's completion. */
+struct fbc_db_job_spec;
+int db_job_enqueue_conn(int64_t *id, bool *created, fbc_db_conn *c, const struct fbc_db_job_spec *s,
+			fbc_error *err);
+int db_job_complete_conn(fbc_db_conn *c, int64_t id, const char *worker, const char *result,
+			 bool effect, fbc_error *err);
+
 /* A libpq error message in one line, for fbc_error. */
 int db_pg_error(fbc_error *err, PGconn *pg, const PGresult *res, const char *what);
 

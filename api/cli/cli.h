@@ -15,5 +15,14 @@ int fbc_cmd_serve(int argc, char **argv);
 int fbc_cmd_resolve(int argc, char **argv);
 int fbc_cmd_token(int argc, char **argv);
 int fbc_cmd_migrate(int argc, char **argv);
+int fbc_cmd_worker(int argc, char **argv);
+
+/* Start the job workers configured by cfg (serve.c and worker.c). */
+struct fbc_queue;
+struct fbc_db;
+struct fbc_http_config;
+struct fbc_error;
+int fbc_cli_queue_start(struct fbc_queue **out, struct fbc_db *db,
+			const struct fbc_http_config *cfg, void *app, struct fbc_error *err);
 
 #endif

@@ -8,6 +8,7 @@
 #include "api/http/config.h"
 #include "db/db.h"
 #include "db/embedded.h"
+#include "pipeline/queue/queue.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -59,6 +60,7 @@ int fbc_cmd_serve(int argc, char **argv)
 	fbc_db_embedded *emb = NULL;
 	fbc_db *db = NULL;
 	fbc_http_server *srv = NULL;
+	fbc_queue *queue = NULL;
 	fbc_http_app app;
 	bool app_ok = false;
 	char tmp_dir[4096];
@@ -147,6 +149,10 @@ int fbc_cmd_serve(int argc, char **argv)
 		fbc_cli_report("serve", &err, NULL);
 		goto done;
 	}
+	if (cfg.workers != 0 && fbc_cli_queue_start(&queue, db, &cfg, &app, &err) != 0) {
+		fbc_cli_report("serve", &err, NULL);
+		goto done;
+	}
 	fprintf(stderr, "fbcd serve: listening on %s (port %u), reads %s\n", cfg.listen,
 		fbc_http_server_port(srv), cfg.read_auth ? "need a token" : "open");
 	notify("READY=1\nSTATUS=serving");
@@ -159,6 +165,7 @@ int fbc_cmd_serve(int argc, char **argv)
 	status = 0;
 done:
 	fbc_http_server_stop(srv, GRACE_MS);
+	fbc_queue_stop(queue);
 	if (app_ok)
 		fbc_http_app_dispose(&app);
 	fbc_db_close(db);

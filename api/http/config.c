@@ -19,6 +19,10 @@ void fbc_http_config_init(fbc_http_config *c)
 	c->max_body = 512u * 1024 * 1024;
 	c->pool_size = 16;
 	c->cache_bytes = 256u * 1024 * 1024;
+	c->workers = -1;
+	c->job_lease_s = 30;
+	c->job_poll_ms = 2000;
+	c->retry_base_ms = 1000;
 }
 
 void fbc_http_config_dispose(fbc_http_config *c)
@@ -136,6 +140,30 @@ int fbc_http_config_set(fbc_http_config *c, const char *key, const char *value, 
 		rc = parse_uint(&v, value, 0, 64ull << 30, origin, key, err);
 		if (rc == 0)
 			c->cache_bytes = (size_t)v;
+		return rc;
+	}
+	if (!strcmp(key, "workers")) {
+		rc = parse_uint(&v, value, 0, 64, origin, key, err);
+		if (rc == 0)
+			c->workers = (int)v;
+		return rc;
+	}
+	if (!strcmp(key, "jobLeaseSeconds")) {
+		rc = parse_uint(&v, value, 1, 3600, origin, key, err);
+		if (rc == 0)
+			c->job_lease_s = (unsigned)v;
+		return rc;
+	}
+	if (!strcmp(key, "jobPollMs")) {
+		rc = parse_uint(&v, value, 10, 600000, origin, key, err);
+		if (rc == 0)
+			c->job_poll_ms = (unsigned)v;
+		return rc;
+	}
+	if (!strcmp(key, "retryBaseMs")) {
+		rc = parse_uint(&v, value, 1, 600000, origin, key, err);
+		if (rc == 0)
+			c->retry_base_ms = (unsigned)v;
 		return rc;
 	}
 	if (!strcmp(key, "accessLog"))
@@ -280,6 +308,8 @@ static const struct {
 	{"FBCD_ADMIN_TOKEN", "adminToken"}, {"FBCD_THREADS", "threads"},
 	{"FBCD_MAX_BODY", "maxBodyBytes"},  {"FBCD_POOL_SIZE", "poolSize"},
 	{"FBCD_ACCESS_LOG", "accessLog"},   {"FBCD_CACHE_BYTES", "cacheBytes"},
+	{"FBCD_WORKERS", "workers"},	    {"FBCD_JOB_LEASE", "jobLeaseSeconds"},
+	{"FBCD_JOB_POLL_MS", "jobPollMs"},  {"FBCD_RETRY_BASE_MS", "retryBaseMs"},
 };
 
 int fbc_http_config_load_env(fbc_http_config *c, fbc_error *err)
@@ -312,6 +342,12 @@ static void usage(FILE *f)
 		"  --access-log           log one line per request (FBCD_ACCESS_LOG)\n"
 		"  --cache-bytes BYTES    response cache size (FBCD_CACHE_BYTES; 256 MiB, 0 = "
 		"off)\n"
+		"  --workers N            job worker threads (FBCD_WORKERS; default: CPUs, 0 = "
+		"none)\n"
+		"  --job-lease SECONDS    lease of a running job (FBCD_JOB_LEASE; 30)\n"
+		"  --job-poll-ms MS       idle workers poll this often (FBCD_JOB_POLL_MS; 2000)\n"
+		"  --retry-base-ms MS     first retry backoff, doubling (FBCD_RETRY_BASE_MS; "
+		"1000)\n"
 		"  --print-routes         print the route table (METHOD PATH) and exit\n"
 		"  --print-openapi        print the OpenAPI document (JSON) and exit\n\n"
 		"FBCD_ADMIN_TOKEN seeds an admin token at start-up.\n"
@@ -332,6 +368,10 @@ int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_err
 		{"access-log", no_argument, NULL, 'a'},
 		{"cache-bytes", required_argument, NULL, 'C'},
 		{"print-routes", no_argument, NULL, 'R'},
+		{"workers", required_argument, NULL, 'W'},
+		{"job-lease", required_argument, NULL, 'L'},
+		{"job-poll-ms", required_argument, NULL, 'P'},
+		{"retry-base-ms", required_argument, NULL, 'B'},
 		{"print-openapi", no_argument, NULL, 'O'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -393,6 +433,18 @@ int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_err
 			break;
 		case 'C':
 			key = "cacheBytes", flag = "--cache-bytes";
+			break;
+		case 'W':
+			key = "workers", flag = "--workers";
+			break;
+		case 'L':
+			key = "jobLeaseSeconds", flag = "--job-lease";
+			break;
+		case 'P':
+			key = "jobPollMs", flag = "--job-poll-ms";
+			break;
+		case 'B':
+			key = "retryBaseMs", flag = "--retry-base-ms";
 			break;
 		case 'R':
 			c->print_routes = true;

@@ -14,6 +14,10 @@
  *   --pool-size        FBCD_POOL_SIZE      poolSize        database connections
  *   --access-log       FBCD_ACCESS_LOG     accessLog       true | false
  *   --cache-bytes      FBCD_CACHE_BYTES    cacheBytes      response cache (0 = off)
+ *   --workers          FBCD_WORKERS        workers         job worker threads (default: CPUs)
+ *   --job-lease        FBCD_JOB_LEASE      jobLeaseSeconds lease of a running job (30)
+ *   --job-poll-ms      FBCD_JOB_POLL_MS    jobPollMs       idle polling fallback (2000)
+ *   --retry-base-ms    FBCD_RETRY_BASE_MS  retryBaseMs     first retry backoff (1000)
  *
  * Errors name their origin: "FILE:LINE: key 'x': ..." for the YAML file,
  * "FBCD_X: ..." for the environment, "--flag: ..." for flags.
@@ -40,6 +44,8 @@ typedef struct fbc_http_config {
 	unsigned pool_size;
 	bool access_log;
 	size_t cache_bytes;
+	int workers; /* -1 = number of CPUs; 0 = none (serve only) */
+	unsigned job_lease_s, job_poll_ms, retry_base_ms;
 	bool print_routes;  /* --print-routes: list the route table and exit */
 	bool print_openapi; /* --print-openapi: print the embedded document and exit */
 } fbc_http_config;

@@ -81,6 +81,12 @@ int fbc_http_reg_latest_entries_that_provide(fbc_http_req *req, fbc_http_resp *r
 int fbc_http_reg_list_bundles(fbc_http_req *req, fbc_http_resp *resp);
 int fbc_http_reg_list_packages(fbc_http_req *req, fbc_http_resp *resp);
 
+/* jobs.c */
+int fbc_http_job_cancel(fbc_http_req *req, fbc_http_resp *resp);
+int fbc_http_job_get(fbc_http_req *req, fbc_http_resp *resp);
+int fbc_http_job_list(fbc_http_req *req, fbc_http_resp *resp);
+int fbc_http_job_retry(fbc_http_req *req, fbc_http_resp *resp);
+
 /* catalogd.c */
 int fbc_http_catalogd_all(fbc_http_req *req, fbc_http_resp *resp);
 int fbc_http_catalogd_metas(fbc_http_req *req, fbc_http_resp *resp);

@@ -1,0 +1,127 @@
+/*
+ * The GitOps half of the database layer (pipeline.md §2, §4, §9): the
+ * durable job queue, watched repositories, webhook deliveries, pull-request
+ * check results and commits. Same rules as db.h: named prepared statements,
+ * JSON results shaped like the REST responses, 0 or a negative FBC_E* code.
+ *
+ * Queue semantics (jobs / job_events, migrations/0002_gitops.sql):
+ *  - a job is identified for deduplication by (kind, key): at most one live
+ *    (queued or running) job per pair. Enqueueing a live pair again is a
+ *    no-op returning the live job, unless `supersede` (a newer head of a pull
+ *    request): then the live job is cancelled and a new one queued.
+ *  - claims take queued jobs whose run_after has come, highest priority then
+ *    lowest id, with FOR UPDATE SKIP LOCKED; an `ordered` job (writes of a
+ *    repository) is claimable only when no older ordered job of the same
+ *    repository is queued or running.
+ *  - a running job holds a lease (worker id + lease_until) renewed by its
+ *    worker; an expired lease returns the job to queued (or failed when its
+ *    attempts are spent).
+ *  - complete/fail only apply while the caller still holds the job
+ *    (FBC_ECONFLICT otherwise: the lease expired or the job was cancelled),
+ *    in one transaction with the job's effect, so a job whose lease was lost
+ *    leaves no effect behind.
+ *  - every transition is a job_events row with a reason; enqueue sends
+ *    NOTIFY fbcd_jobs (delivered at commit).
+ *
+ * Thread-safety: as db.h. A listener belongs to one thread.
+ */
+#ifndef FBC_DB_GITOPS_H
+#define FBC_DB_GITOPS_H
+
+#include "db/db.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------- jobs */
+
+#define FBC_DB_JOB_CHANNEL "fbcd_jobs"
+#define FBC_DB_JOB_KEY_MAX 512
+#define FBC_DB_JOB_PAYLOAD_MAX (1u << 20)
+
+typedef struct fbc_db_job_spec {
+	const char *kind;	/* required, <= 64 bytes */
+	const char *key;	/* dedup key, required, <= FBC_DB_JOB_KEY_MAX */
+	const char *repository; /* may be NULL */
+	const char *payload;	/* JSON object text; NULL = {} */
+	int priority;		/* higher first */
+	bool ordered;		/* one at a time per repository, in id order */
+	int max_attempts;	/* 0 = 5 */
+	bool supersede;		/* cancel the live job of the same key first */
+	int64_t delay_ms;	/* run_after = now + delay */
+} fbc_db_job_spec;
+
+/* *id receives the new job, or the live one when the key was already live
+ * (then *created is false). created may be NULL. */
+int fbc_db_job_enqueue(int64_t *id, bool *created, fbc_db *db, const fbc_db_job_spec *spec,
+		       fbc_error *err);
+
+/* A claimed job (strings malloc'd; fbc_db_job_dispose). */
+typedef struct fbc_db_job {
+	int64_t id;
+	char *kind, *key, *repository, *payload;
+	int attempts, max_attempts;
+} fbc_db_job;
+void fbc_db_job_dispose(fbc_db_job *job);
+
+/* Claim one job for `worker` with a lease of lease_ms. kinds (NULL-terminated,
+ * may be NULL = any) restricts the kinds claimed. Returns 1 with *job filled,
+ * 0 when nothing is claimable, or a negative code. */
+int fbc_db_job_claim(fbc_db_job *job, fbc_db *db, const char *worker, unsigned lease_ms,
+		     const char *const *kinds, fbc_error *err);
+/* Extend the lease of the listed running jobs of `worker` (ids: a
+ * PostgreSQL bigint[] literal, "{1,2}"); *n (may be NULL) receives how many
+ * are still held. */
+int fbc_db_job_renew(int *n, fbc_db *db, const char *worker, const char *ids, unsigned lease_ms,
+		     fbc_error *err);
+/* Return running jobs with an expired lease to queued (failed when their
+ * attempts are spent). *n (may be NULL) receives how many. */
+int fbc_db_job_requeue_expired(int *n, fbc_db *db, fbc_error *err);
+/* Is the job still running for this worker? 1 yes, 0 no (cancelled,
+ * superseded or lease lost). */
+int fbc_db_job_held(fbc_db *db, int64_t id, const char *worker, fbc_error *err);
+
+/* Mark succeeded with result (JSON text or NULL). When effect is true, the
+ * job's effect is recorded in job_effects under its key in the same
+ * transaction (a later run of the key sees it with fbc_db_job_effect_get). */
+int fbc_db_job_complete(fbc_db *db, int64_t id, const char *worker, const char *result,
+			bool effect, fbc_error *err);
+/* The recorded effect of a key: 1 with *result (JSON text, malloc'd, may be
+ * NULL) when present, 0 when absent. */
+int fbc_db_job_effect_get(char **result, fbc_db *db, const char *key, fbc_error *err);
+/* A failed attempt: back to queued after backoff_ms when retry and
+ * attempts remain, else failed. error is kept in the job and its history. */
+int fbc_db_job_fail(fbc_db *db, int64_t id, const char *worker, const char *error, bool retry,
+		    int64_t backoff_ms, fbc_error *err);
+
+/* Admin actions. cancel: a queued or running job becomes cancelled
+ * (FBC_ECONFLICT when already finished). retry: a failed or cancelled job
+ * is queued again with its attempts reset (FBC_ECONFLICT when it is not
+ * finished, or another live job has its key). out: the job JSON. */
+int fbc_db_job_cancel(json_t **out, fbc_db *db, int64_t id, const char *reason, fbc_error *err);
+int fbc_db_job_retry(json_t **out, fbc_db *db, int64_t id, const char *reason, fbc_error *err);
+
+/* Job JSON: {"id", "kind", "key", "repository"|null, "payload", "state",
+ *   "priority", "ordered", "attempts", "maxAttempts", "runAfter",
+ *   "leaseUntil"|null, "worker"|null, "error"|null, "result"|null,
+ *   "createdAt", "updatedAt", "startedAt"|null, "finishedAt"|null}
+ * get adds "events": [{"at", "from"|null, "to", "attempt", "worker"|null,
+ * "reason"|null}] oldest first. list: newest first, filters may be NULL. */
+typedef struct fbc_db_job_filter {
+	const char *kind, *state, *repository, *key;
+} fbc_db_job_filter;
+int fbc_db_job_list(json_t **out, fbc_db *db, const fbc_db_job_filter *f, const fbc_db_page *page,
+		    fbc_error *err);
+int fbc_db_job_get(json_t **out, fbc_db *db, int64_t id, fbc_error *err);
+
+/* ------------------------------------------------------------ listener */
+
+/* A dedicated connection LISTENing on a channel, outside the pool. */
+typedef struct fbc_db_listener fbc_db_listener;
+int fbc_db_listener_open(fbc_db_listener **out, fbc_db *db, const char *channel, fbc_error *err);
+/* Wait up to timeout_ms for a notification: 1 notified, 0 timeout, or a
+ * negative code (the connection is re-established on the next call). */
+int fbc_db_listener_wait(fbc_db_listener *l, unsigned timeout_ms, fbc_error *err);
+void fbc_db_listener_close(fbc_db_listener *l);
+
+#endif

@@ -1,0 +1,40 @@
+/* The table of job kinds (kind -> handler) that `fbcd serve` and `fbcd
+ * worker` run, and the diagnostic "noop" kind. */
+#include "pipeline/queue/queue.h"
+
+#include <stdio.h>
+#include <time.h>
+
+#define NOOP_SLEEP_MAX 600000
+
+static int noop_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc_error *err)
+{
+	json_t *s = json_object_get(payload, "sleepMs"), *f = json_object_get(payload, "failAttempts");
+	long long ms = json_is_integer(s) ? json_integer_value(s) : 0;
+	long long fails = json_is_integer(f) ? json_integer_value(f) : 0;
+	struct timespec ts;
+
+	(void)result;
+	if (ms < 0 || ms > NOOP_SLEEP_MAX)
+		return fbc_error_set(err, FBC_EINVAL, "sleepMs", "sleepMs is 0 to %d",
+				     NOOP_SLEEP_MAX);
+	fprintf(stderr, "noop %s attempt %d\n", ctx->job->key, ctx->job->attempts);
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) != 0)
+		;
+	if (ctx->job->attempts <= fails)
+		return fbc_error_set(err, FBC_EUNAVAIL, "noop", "failing attempt %d of %lld on purpose",
+				     ctx->job->attempts, fails);
+	return 0;
+}
+
+static const fbc_queue_kind kinds[] = {
+	{"noop", noop_run, true},
+};
+
+const fbc_queue_kind *fbc_queue_builtin_kinds(size_t *n)
+{
+	*n = sizeof(kinds) / sizeof(kinds[0]);
+	return kinds;
+}
