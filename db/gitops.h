@@ -35,8 +35,8 @@
 
 /* ---------------------------------------------------------------- jobs */
 
-#define FBC_DB_JOB_CHANNEL "fbcd_jobs"
-#define FBC_DB_JOB_KEY_MAX 512
+#define FBC_DB_JOB_CHANNEL     "fbcd_jobs"
+#define FBC_DB_JOB_KEY_MAX     512
 #define FBC_DB_JOB_PAYLOAD_MAX (1u << 20)
 
 typedef struct fbc_db_job_spec {
@@ -84,8 +84,8 @@ int fbc_db_job_held(fbc_db *db, int64_t id, const char *worker, fbc_error *err);
 /* Mark succeeded with result (JSON text or NULL). When effect is true, the
  * job's effect is recorded in job_effects under its key in the same
  * transaction (a later run of the key sees it with fbc_db_job_effect_get). */
-int fbc_db_job_complete(fbc_db *db, int64_t id, const char *worker, const char *result,
-			bool effect, fbc_error *err);
+int fbc_db_job_complete(fbc_db *db, int64_t id, const char *worker, const char *result, bool effect,
+			fbc_error *err);
 /* The recorded effect of a key: 1 with *result (JSON text, malloc'd, may be
  * NULL) when present, 0 when absent. */
 int fbc_db_job_effect_get(char **result, fbc_db *db, const char *key, fbc_error *err);

@@ -7,14 +7,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define JOB_JSON                                                                                  \
-	"json_build_object('id', j.id, 'kind', j.kind, 'key', j.key, 'repository', j.repository, " \
-	"'payload', j.payload, 'state', j.state, 'priority', j.priority, 'ordered', j.ordered, "    \
-	"'attempts', j.attempts, 'maxAttempts', j.max_attempts, 'runAfter', " DB_TS("j.run_after") \
-	", 'leaseUntil', " DB_TS("j.lease_until") ", 'worker', j.worker, 'error', j.error, "       \
-	"'result', j.result, 'createdAt', " DB_TS("j.created_at") ", 'updatedAt', "                 \
-	DB_TS("j.updated_at") ", 'startedAt', " DB_TS("j.started_at") ", 'finishedAt', "          \
-	DB_TS("j.finished_at") ")"
+#define JOB_JSON                                                                                                                                                     \
+	"json_build_object('id', j.id, 'kind', j.kind, 'key', j.key, 'repository', j.repository, "                                                                   \
+	"'payload', j.payload, 'state', j.state, 'priority', j.priority, 'ordered', j.ordered, "                                                                     \
+	"'attempts', j.attempts, 'maxAttempts', j.max_attempts, 'runAfter', " DB_TS(                                                                                 \
+		"j.run_after") ", 'leaseUntil', " DB_TS("j.lease_until") ", 'worker', j.worker, "                                                                    \
+									 "'error', j.error, "                                                                        \
+									 "'result', j.result, "                                                                      \
+									 "'createdAt', " DB_TS("j"                                                                   \
+											       "."                                                                   \
+											       "c"                                                                   \
+											       "r"                                                                   \
+											       "e"                                                                   \
+											       "a"                                                                   \
+											       "t"                                                                   \
+											       "e"                                                                   \
+											       "d"                                                                   \
+											       "_"                                                                   \
+											       "a"                                                                   \
+											       "t") ", 'updatedAt', " DB_TS("j.updated_at") ", 'startedAt', " DB_TS( \
+										 "j.started_at") ", 'finishedAt', " DB_TS("j.finished_at") ")"
 
 void fbc_db_job_dispose(fbc_db_job *job)
 {
@@ -48,7 +60,8 @@ static int check_spec(const fbc_db_job_spec *s, fbc_error *err)
 		int obj = json_is_object(p);
 		json_decref(p);
 		if (!obj)
-			return fbc_error_set(err, FBC_EINVAL, "payload", "payload is not an object");
+			return fbc_error_set(err, FBC_EINVAL, "payload",
+					     "payload is not an object");
 	}
 	return 0;
 }
@@ -61,17 +74,22 @@ int db_job_enqueue_conn(int64_t *id, bool *created, fbc_db_conn *c, const fbc_db
 		"WITH o AS (SELECT id, state FROM jobs WHERE kind = $1 AND key = $2 AND state IN "
 		"('queued', 'running') FOR UPDATE), u AS (UPDATE jobs j SET state = 'cancelled', "
 		"lease_until = NULL, finished_at = now(), updated_at = now(), error = 'superseded' "
-		"FROM o WHERE j.id = o.id RETURNING j.id, o.state, j.attempts, j.worker) INSERT INTO "
-		"job_events (job_id, from_state, to_state, attempt, worker, reason) SELECT id, state, "
+		"FROM o WHERE j.id = o.id RETURNING j.id, o.state, j.attempts, j.worker) INSERT "
+		"INTO "
+		"job_events (job_id, from_state, to_state, attempt, worker, reason) SELECT id, "
+		"state, "
 		"'cancelled', attempts, worker, 'superseded by a newer job of the same key' FROM u",
 		2};
 	static const db_stmt ins = {
 		"job_insert",
 		"WITH i AS (INSERT INTO jobs (kind, key, repository, payload, priority, ordered, "
-		"max_attempts, run_after) VALUES ($1, $2, $3, coalesce($4::jsonb, '{}'), $5, $6, $7, "
-		"now() + make_interval(secs => $8::double precision / 1000)) ON CONFLICT (kind, key) "
+		"max_attempts, run_after) VALUES ($1, $2, $3, coalesce($4::jsonb, '{}'), $5, $6, "
+		"$7, "
+		"now() + make_interval(secs => $8::double precision / 1000)) ON CONFLICT (kind, "
+		"key) "
 		"WHERE state IN ('queued', 'running') DO NOTHING RETURNING id), e AS (INSERT INTO "
-		"job_events (job_id, to_state, reason) SELECT id, 'queued', 'enqueued' FROM i), n AS "
+		"job_events (job_id, to_state, reason) SELECT id, 'queued', 'enqueued' FROM i), n "
+		"AS "
 		"(SELECT pg_notify('" FBC_DB_JOB_CHANNEL "', $1) FROM i) SELECT id, true FROM i, n "
 		"UNION ALL SELECT id, false FROM jobs WHERE kind = $1 AND key = $2 AND state IN "
 		"('queued', 'running') AND NOT EXISTS (SELECT 1 FROM i)",
@@ -83,8 +101,8 @@ int db_job_enqueue_conn(int64_t *id, bool *created, fbc_db_conn *c, const fbc_db
 	if ((rc = check_spec(s, err)))
 		return rc;
 	if (s->supersede) {
-		if ((rc = db_exec(&res, c, &cancel, (const char *[]){s->kind, s->key}, NULL, NULL, 0,
-				  err)))
+		if ((rc = db_exec(&res, c, &cancel, (const char *[]){s->kind, s->key}, NULL, NULL,
+				  0, err)))
 			return rc;
 		PQclear(res);
 		res = NULL;
@@ -146,10 +164,12 @@ int fbc_db_job_claim(fbc_db_job *job, fbc_db *db, const char *worker, unsigned l
 {
 	static const db_stmt st = {
 		"job_claim",
-		"WITH c AS (SELECT id FROM jobs j WHERE state = 'queued' AND run_after <= now() AND "
+		"WITH c AS (SELECT id FROM jobs j WHERE state = 'queued' AND run_after <= now() "
+		"AND "
 		"($3::text[] IS NULL OR kind = ANY ($3::text[])) AND (NOT ordered OR NOT EXISTS "
 		"(SELECT 1 FROM jobs o WHERE o.ordered AND o.repository = j.repository AND o.id < "
-		"j.id AND o.state IN ('queued', 'running'))) ORDER BY priority DESC, id LIMIT 1 FOR "
+		"j.id AND o.state IN ('queued', 'running'))) ORDER BY priority DESC, id LIMIT 1 "
+		"FOR "
 		"UPDATE SKIP LOCKED), u AS (UPDATE jobs j SET state = 'running', attempts = "
 		"attempts + 1, worker = $1, lease_until = now() + make_interval(secs => "
 		"$2::double precision / 1000), started_at = coalesce(started_at, now()), "
@@ -286,9 +306,12 @@ int db_job_complete_conn(fbc_db_conn *c, int64_t id, const char *worker, const c
 		"job_complete",
 		"WITH u AS (UPDATE jobs SET state = 'succeeded', result = $3::jsonb, lease_until = "
 		"NULL, error = NULL, finished_at = now(), updated_at = now() WHERE id = $1 AND "
-		"worker = $2 AND state = 'running' RETURNING id, attempts, key, kind), e AS (INSERT "
-		"INTO job_events (job_id, from_state, to_state, attempt, worker, reason) SELECT id, "
-		"'running', 'succeeded', attempts, $2, 'done' FROM u), f AS (INSERT INTO job_effects "
+		"worker = $2 AND state = 'running' RETURNING id, attempts, key, kind), e AS "
+		"(INSERT "
+		"INTO job_events (job_id, from_state, to_state, attempt, worker, reason) SELECT "
+		"id, "
+		"'running', 'succeeded', attempts, $2, 'done' FROM u), f AS (INSERT INTO "
+		"job_effects "
 		"(key, kind, job_id, result) SELECT key, kind, id, $3::jsonb FROM u WHERE $4 ON "
 		"CONFLICT (key) DO NOTHING) SELECT id FROM u",
 		4};
@@ -297,8 +320,9 @@ int db_job_complete_conn(fbc_db_conn *c, int64_t id, const char *worker, const c
 	int rc;
 
 	snprintf(num, sizeof(num), "%lld", (long long)id);
-	if ((rc = db_exec(&res, c, &done_st, (const char *[]){num, worker, result, effect ? "t" : "f"},
-			  NULL, NULL, 0, err)))
+	if ((rc = db_exec(&res, c, &done_st,
+			  (const char *[]){num, worker, result, effect ? "t" : "f"}, NULL, NULL, 0,
+			  err)))
 		return rc;
 	if (PQntuples(res) < 1)
 		rc = fbc_error_set(err, FBC_ECONFLICT, "job",
@@ -314,8 +338,8 @@ static int complete_tx(fbc_db_conn *c, void *ctx, fbc_error *err)
 	return db_job_complete_conn(c, f->id, f->worker, f->result, f->effect, err);
 }
 
-int fbc_db_job_complete(fbc_db *db, int64_t id, const char *worker, const char *result,
-			bool effect, fbc_error *err)
+int fbc_db_job_complete(fbc_db *db, int64_t id, const char *worker, const char *result, bool effect,
+			fbc_error *err)
 {
 	struct finish_ctx f = {id, worker, result, NULL, effect, false, 0};
 	return db_tx(db, complete_tx, &f, err);
@@ -401,7 +425,8 @@ int fbc_db_job_cancel(json_t **out, fbc_db *db, int64_t id, const char *reason, 
 	static const db_stmt st = {
 		"job_cancel",
 		"WITH o AS (SELECT id, state FROM jobs WHERE id = $1 AND state IN ('queued', "
-		"'running') FOR UPDATE), u AS (UPDATE jobs j SET state = 'cancelled', lease_until = "
+		"'running') FOR UPDATE), u AS (UPDATE jobs j SET state = 'cancelled', lease_until "
+		"= "
 		"NULL, finished_at = now(), updated_at = now() FROM o WHERE j.id = o.id RETURNING "
 		"j.*, o.state AS old_state), e AS (INSERT INTO job_events (job_id, from_state, "
 		"to_state, attempt, worker, reason) SELECT id, old_state, 'cancelled', attempts, "
@@ -417,10 +442,11 @@ int fbc_db_job_retry(json_t **out, fbc_db *db, int64_t id, const char *reason, f
 		"WITH o AS (SELECT id, state FROM jobs WHERE id = $1 AND state IN ('failed', "
 		"'cancelled') FOR UPDATE), u AS (UPDATE jobs j SET state = 'queued', attempts = 0, "
 		"run_after = now(), worker = NULL, lease_until = NULL, finished_at = NULL, "
-		"updated_at = now() FROM o WHERE j.id = o.id RETURNING j.*, o.state AS old_state), e "
+		"updated_at = now() FROM o WHERE j.id = o.id RETURNING j.*, o.state AS old_state), "
+		"e "
 		"AS (INSERT INTO job_events (job_id, from_state, to_state, attempt, reason) SELECT "
-		"id, old_state, 'queued', 0, $2 FROM u), n AS (SELECT pg_notify('" FBC_DB_JOB_CHANNEL
-		"', kind) FROM u) SELECT " JOB_JSON " FROM u j, n",
+		"id, old_state, 'queued', 0, $2 FROM u), n AS (SELECT "
+		"pg_notify('" FBC_DB_JOB_CHANNEL "', kind) FROM u) SELECT " JOB_JSON " FROM u j, n",
 		2};
 	return job_change(out, db, &st, id, reason, "retry", err);
 }
@@ -430,9 +456,11 @@ int fbc_db_job_list(json_t **out, fbc_db *db, const fbc_db_job_filter *f, const 
 {
 	static const db_stmt st = {
 		"job_list",
-		"SELECT lpad(j.id::text, 20, '0'), " JOB_JSON " FROM jobs j WHERE ($1::text IS NULL "
+		"SELECT lpad(j.id::text, 20, '0'), " JOB_JSON
+		" FROM jobs j WHERE ($1::text IS NULL "
 		"OR lpad(j.id::text, 20, '0') < $1) AND ($2::text IS NULL OR j.kind = $2) AND "
-		"($3::text IS NULL OR j.state = $3) AND ($4::text IS NULL OR j.repository = $4) AND "
+		"($3::text IS NULL OR j.state = $3) AND ($4::text IS NULL OR j.repository = $4) "
+		"AND "
 		"($5::text IS NULL OR j.key = $5) ORDER BY j.id DESC LIMIT $6",
 		6};
 	const char *vals[6];
@@ -454,14 +482,17 @@ int fbc_db_job_list(json_t **out, fbc_db *db, const fbc_db_job_filter *f, const 
 
 int fbc_db_job_get(json_t **out, fbc_db *db, int64_t id, fbc_error *err)
 {
-	static const db_stmt st = {
-		"job_get",
-		"SELECT " JOB_JSON "::jsonb || jsonb_build_object('events', (SELECT "
-		"coalesce(jsonb_agg(jsonb_build_object('at', " DB_TS("e.at") ", 'from', "
-		"e.from_state, 'to', e.to_state, 'attempt', e.attempt, 'worker', e.worker, "
-		"'reason', e.reason) ORDER BY e.id), '[]') FROM job_events e WHERE e.job_id = "
-		"j.id)) FROM jobs j WHERE j.id = $1",
-		1};
+	static const db_stmt st = {"job_get",
+				   "SELECT " JOB_JSON
+				   "::jsonb || jsonb_build_object('events', (SELECT "
+				   "coalesce(jsonb_agg(jsonb_build_object('at', " DB_TS(
+					   "e.at") ", 'from', "
+						   "e.from_state, 'to', e.to_state, 'attempt', "
+						   "e.attempt, 'worker', e.worker, "
+						   "'reason', e.reason) ORDER BY e.id), '[]') FROM "
+						   "job_events e WHERE e.job_id = "
+						   "j.id)) FROM jobs j WHERE j.id = $1",
+				   1};
 	char num[24];
 
 	snprintf(num, sizeof(num), "%lld", (long long)id);

@@ -9,7 +9,8 @@
 
 static int noop_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc_error *err)
 {
-	json_t *s = json_object_get(payload, "sleepMs"), *f = json_object_get(payload, "failAttempts");
+	json_t *s = json_object_get(payload, "sleepMs"),
+	       *f = json_object_get(payload, "failAttempts");
 	long long ms = json_is_integer(s) ? json_integer_value(s) : 0;
 	long long fails = json_is_integer(f) ? json_integer_value(f) : 0;
 	struct timespec ts;
@@ -24,8 +25,9 @@ static int noop_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc_erro
 	while (nanosleep(&ts, &ts) != 0)
 		;
 	if (ctx->job->attempts <= fails)
-		return fbc_error_set(err, FBC_EUNAVAIL, "noop", "failing attempt %d of %lld on purpose",
-				     ctx->job->attempts, fails);
+		return fbc_error_set(err, FBC_EUNAVAIL, "noop",
+				     "failing attempt %d of %lld on purpose", ctx->job->attempts,
+				     fails);
 	return 0;
 }
 

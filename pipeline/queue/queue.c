@@ -229,8 +229,8 @@ static void *worker_main(void *arg)
 		}
 		if (rc < 0) {
 			if (!db_down)
-				fprintf(stderr, "fbcd worker %s: cannot claim jobs: %s\n", q->worker,
-					err.message);
+				fprintf(stderr, "fbcd worker %s: cannot claim jobs: %s\n",
+					q->worker, err.message);
 			db_down = true;
 			idle_wait(q, 1000, seen);
 			continue;
