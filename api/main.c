@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{"token", fbc_cmd_token, "manage API tokens"},
 	{"migrate", fbc_cmd_migrate, "apply database migrations and exit"},
 	{"worker", fbc_cmd_worker, "run job workers only (the pipeline, no HTTP server)"},
+	{"template", fbc_cmd_template, "render catalog templates as opm does, without pulling"},
 };
 
 static void usage(FILE *f)

@@ -106,6 +106,12 @@ int fbc_bundle_render(fbc_buf *out, bool *written, const fbc_bundle *b, const ch
 int fbc_bundle_render_json(fbc_buf *out, bool *written, const fbc_bundle *b, const char *image,
 			   fbc_bundle_migrate migrate, fbc_error *err);
 
+/* The olm.csv.metadata value (compact JSON, bundles.md §4.2) that migration
+ * bundle-object-to-csv-metadata builds from a CSV object; used by templates
+ * to migrate olm.bundle blobs taken from committed catalogs. FBC_EINVAL
+ * (B19) where opm's typed decode fails. */
+int fbc_bundle_csv_metadata_value(fbc_buf *out, const json_t *csv, fbc_error *err);
+
 /* ---- Validation (bundles.md §6) ----
  * Adds every finding to diags: B2-B19 (what would fail `opm render`), VF1-VF9
  * and VC1-VC8 (`opm alpha bundle validate`), FB1 (a second CSV), FB2 (empty

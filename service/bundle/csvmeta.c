@@ -393,3 +393,8 @@ int fbc_bundle_csv_metadata(fbc_buf *out, const json_t *csv, fbc_error *err)
 		fbc_error_set(err, FBC_ENOMEM, NULL, "out of memory");
 	return c.rc;
 }
+
+int fbc_bundle_csv_metadata_value(fbc_buf *out, const json_t *csv, fbc_error *err)
+{
+	return fbc_bundle_csv_metadata(out, csv, err);
+}
