@@ -83,7 +83,8 @@ const json_t *fbc_bundle_csv(const fbc_bundle *b);
 /* ---- Rendering (bundles.md §3-§5) ---- */
 typedef enum fbc_bundle_migrate {
 	FBC_BUNDLE_MIGRATE_NONE = 0,
-	FBC_BUNDLE_MIGRATE_CSV_METADATA = 1 /* bundle-object-to-csv-metadata (and "all") */
+	FBC_BUNDLE_MIGRATE_CSV_METADATA = 1 /* bundle-object-to-csv-metadata (also what opm's
+					       deprecated --migrate means: all migrations) */
 } fbc_bundle_migrate;
 
 /* Parse an opm --migrate-level value: "none", "bundle-object-to-csv-metadata";

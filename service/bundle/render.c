@@ -1207,7 +1207,7 @@ int fbc_bundle_migrate_parse(fbc_bundle_migrate *out, const char *level, fbc_err
 		*out = FBC_BUNDLE_MIGRATE_NONE;
 		return 0;
 	}
-	if (strcmp(level, "bundle-object-to-csv-metadata") == 0 || strcmp(level, "all") == 0) {
+	if (strcmp(level, "bundle-object-to-csv-metadata") == 0) {
 		*out = FBC_BUNDLE_MIGRATE_CSV_METADATA;
 		return 0;
 	}
