@@ -27,6 +27,7 @@ static const struct command commands[] = {
 	{"migrate", fbc_cmd_migrate, "apply database migrations and exit"},
 	{"worker", fbc_cmd_worker, "run job workers only (the pipeline, no HTTP server)"},
 	{"template", fbc_cmd_template, "render catalog templates as opm does, without pulling"},
+	{"pr", fbc_cmd_pr, "check a pull request (fbcd pr check --base REV --head REV)"},
 };
 
 static void usage(FILE *f)

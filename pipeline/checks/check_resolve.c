@@ -1,0 +1,117 @@
+/* `resolve`: each touched package's channel heads resolve (classic) against their catalog. */
+#include "pipeline/checks/internal.h"
+#include "service/resolver/resolver.h"
+
+#include <string.h>
+
+/* Resolve package/channel against cat: 1 satisfiable, 0 not (explanation set), <0 error. */
+static int resolve_one(const char **why, chk_ctx *c, const fbc_catalog *cat, const char *name,
+		       const char *pkg, const char *channel, fbc_error *err)
+{
+	fbc_resolve_request *req = NULL;
+	fbc_resolve_result *res = NULL;
+	fbc_resolve_req r = {0};
+	int rc;
+
+	r.package = pkg;
+	r.channel = channel;
+	if ((rc = fbc_resolve_request_create(&req, FBC_RESOLVE_CLASSIC, err)) != 0 ||
+	    (rc = fbc_resolve_request_add_catalog(req, name, 0, NULL, err)) != 0 ||
+	    (rc = fbc_resolve_request_add(req, &r, err)) != 0)
+		goto done;
+	req->catalogs[0].catalog = cat;
+	if ((rc = fbc_resolve(&res, req, NULL, err)) != 0)
+		goto done;
+	rc = res->satisfiable ? 1 : 0;
+	if (!res->satisfiable)
+		*why = fbc_arena_strdup(c->arena, res->explanation ? res->explanation : res->kind);
+done:
+	fbc_resolve_result_free(res);
+	fbc_resolve_request_free(req);
+	return rc;
+}
+
+int chk_run_resolve(chk_ctx *c, chk_out *o, fbc_error *err)
+{
+	size_t n = 0;
+	int rc;
+
+	if (c->affected.len == 0)
+		return chk_summary(o, "no catalog is affected by this change");
+	for (size_t i = 0; i < c->affected.len; i++) {
+		const char *dir = *FBC_VEC_AT(&c->affected, const char *, i);
+		chk_catalog *kh = NULL, *kb = NULL;
+
+		if ((rc = chk_catalog_get(&kh, c, true, dir, err)) != 0 ||
+		    (rc = chk_catalog_get(&kb, c, false, dir, err)) != 0)
+			return rc;
+		if (!kh || !kh->cat || fbc_diags_count(&kh->diags))
+			continue; /* an invalid catalog is the catalogs check's finding */
+		for (size_t p = 0; p < kh->cat->n_sorted_packages; p++) {
+			const fbc_package *pkg = kh->cat->sorted_packages[p];
+
+			if (c->settings.layout != FBC_LAYOUT_PLAIN &&
+			    !chk_strvec_has(&c->packages, pkg->name))
+				continue;
+			if (c->settings.layout == FBC_LAYOUT_PLAIN && kb &&
+			    strcmp(kb->id, kh->id) == 0)
+				continue;
+			for (size_t ci = 0; ci < pkg->n_channels; ci++) {
+				const fbc_channel *ch = pkg->channels[ci];
+				const char *why = NULL, *why_base = NULL;
+				int ok = resolve_one(&why, c, kh->cat, kh->name, pkg->name,
+						     ch->name, err);
+				int ok_base = 1;
+				const char *path;
+
+				n++;
+				if (ok < 0)
+					return ok;
+				if (ok)
+					continue;
+				if (kb && kb->cat && fbc_catalog_package(kb->cat, pkg->name) &&
+				    fbc_package_channel(fbc_catalog_package(kb->cat, pkg->name),
+							ch->name)) {
+					ok_base = resolve_one(&why_base, c, kb->cat, kb->name,
+							      pkg->name, ch->name, err);
+					if (ok_base < 0)
+						return ok_base;
+				}
+				path = *kh->dir ? fbc_arena_printf(c->arena, "%s/%s", kh->dir,
+								   ch->loc.file)
+						: ch->loc.file;
+				if ((rc = chk_add(
+					     o, ok_base ? FBC_LEVEL_FAILURE : FBC_LEVEL_WARNING,
+					     path, ch->loc.line, "unsatisfiable",
+					     "installing %s from channel %s of catalog %s cannot "
+					     "be resolved%s: %s",
+					     pkg->name, ch->name, kh->name,
+					     ok_base ? "" : " (already so at the merge base)",
+					     why)))
+					return rc;
+			}
+		}
+	}
+	return chk_summary(o, "%zu channel heads resolved (classic semantics)", n);
+}
+
+int chk_run_bundles(chk_ctx *c, chk_out *o, fbc_error *err)
+{
+	if (c->bundles.len == 0)
+		return chk_summary(o, "no bundle directory is touched");
+	return chk_skip(o,
+			"%zu bundle directories touched, but the registry+v1 bundle validator "
+			"(service/bundle) is not in this build yet: bundles are not checked",
+			c->bundles.len);
+}
+
+int chk_run_templates(chk_ctx *c, chk_out *o, fbc_error *err)
+{
+	if (c->templates.len == 0 && c->bundles.len == 0)
+		return chk_summary(o, "no template or add-mode bundle is touched");
+	return chk_skip(o,
+			"the template renderer (service/template) and add mode "
+			"(service/addmode) are not in this build yet: %zu templates, %zu bundle "
+			"directories not checked",
+			c->templates.len, c->bundles.len);
+}

@@ -1,0 +1,128 @@
+/*
+ * Private to pipeline/checks: the run context every check reads, the change
+ * set mapped to the layout, the settings read from the base commit, and the
+ * helpers checks use to record findings. Not a contract for other modules.
+ * One context per run, used from one thread.
+ */
+#ifndef FBC_PIPELINE_CHECKS_INTERNAL_H
+#define FBC_PIPELINE_CHECKS_INTERNAL_H
+
+#include "pipeline/checks/checks.h"
+#include "pipeline/checks/settings.h"
+#include "service/base/arena.h"
+#include "service/base/diag.h"
+#include "service/base/strmap.h"
+#include "service/fbc/model.h"
+
+/* What a changed path is, by the layout at head (or base for deletions). */
+typedef enum chk_kind {
+	CHK_BUNDLE = 1,	  /* inside a bundle directory */
+	CHK_CATALOG = 2,  /* inside a catalog directory */
+	CHK_TEMPLATE = 3, /* a catalog template */
+	CHK_PACKAGE = 4,  /* another file of a package (ci.yaml, Makefile, release-config) */
+	CHK_SETTINGS = 5, /* a repository settings file (config.yaml, .fbcd.yaml, CODEOWNERS) */
+	CHK_OTHER = 6,	  /* outside the layout's paths */
+} chk_kind;
+
+typedef struct chk_file {
+	const fbc_git_change *change;
+	const char *path; /* new path, or old path for a deletion */
+	chk_kind kind;
+	const char *package; /* NULL when none */
+	const char *unit;    /* bundle or catalog directory; NULL otherwise */
+} chk_file;
+
+typedef enum chk_bundle_state { CHK_B_ADDED = 1, CHK_B_MODIFIED, CHK_B_DELETED } chk_bundle_state;
+
+typedef struct chk_bundle {
+	const char *dir; /* operators/<pkg>/<version> */
+	const char *package;
+	chk_bundle_state state;
+	const char *first_path; /* first changed file in it */
+} chk_bundle;
+
+/* One catalog directory, loaded lazily at one commit. */
+typedef struct chk_catalog {
+	const char *dir;	 /* "" for the repository root */
+	const char *name;	 /* catalog name (v4.20, the repository's name...) */
+	char id[FBC_GIT_ID_MAX]; /* tree id at that commit; "" when absent */
+	bool loaded, present;
+	fbc_catalog *cat;     /* linked; NULL when absent or failed */
+	fbc_diags diags;      /* load findings (file paths relative to dir) */
+	char load_error[512]; /* why it could not be loaded, "" if it was */
+} chk_catalog;
+
+typedef struct chk_out {
+	fbc_arena *arena;
+	fbc_vec findings;	     /* of fbc_finding */
+	fbc_check_conclusion forced; /* SKIPPED or ACTION_REQUIRED when set by the check */
+	bool has_forced;
+	const char *summary; /* set by the check, or derived */
+	const char *check_id;
+	const char *waiver_package_re_owner; /* unused */
+} chk_out;
+
+typedef struct chk_ctx {
+	fbc_git *git;
+	fbc_arena *arena; /* the result's */
+	const fbc_checks_options *opts;
+	fbc_checks_cache *cache;
+	char base[FBC_GIT_ID_MAX], head[FBC_GIT_ID_MAX], mb[FBC_GIT_ID_MAX];
+	fbc_tree *head_tree, *mb_tree;
+	fbc_settings settings; /* from the base commit */
+	fbc_vec changes;       /* of fbc_git_change, merge base -> head */
+	fbc_vec files;	       /* of chk_file */
+	fbc_vec bundles;       /* of chk_bundle */
+	fbc_vec packages;      /* of const char * (sorted, unique) */
+	fbc_vec catalog_dirs;  /* of const char *: catalogs touched (sorted, unique) */
+	fbc_vec affected;      /* of const char *: catalogs to check (touched + add-mode targets) */
+	fbc_vec templates;     /* of const char * */
+	fbc_vec other;	       /* of const char * */
+	fbc_strmap head_cats, mb_cats; /* dir -> chk_catalog * */
+	const char *repo_name;
+} chk_ctx;
+
+typedef int (*chk_fn)(chk_ctx *c, chk_out *o, fbc_error *err);
+
+/* Record a finding (message formatted). path may be NULL (""). */
+int chk_add(chk_out *o, fbc_check_level level, const char *path, int line, const char *code,
+	    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+int chk_summary(chk_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int chk_skip(chk_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The change set (changes.c). */
+int chk_changes_map(chk_ctx *c, fbc_error *err);
+/* Package owning a path by the layout, or NULL. */
+const char *chk_package_of(const chk_ctx *c, const char *path);
+
+/* Catalogs at head / merge base (catalog.c). *out is NULL when the catalog
+ * directory does not exist at that commit. Load problems are in the
+ * returned chk_catalog (diags, load_error), never an error return. */
+int chk_catalog_get(chk_catalog **out, chk_ctx *c, bool head, const char *dir, fbc_error *err);
+void chk_catalogs_dispose(fbc_strmap *m);
+/* The catalog directories at head (every one the layout declares). */
+int chk_catalog_dirs(fbc_vec *out, chk_ctx *c, fbc_tree *t, fbc_error *err);
+/* Line of the first occurrence of needle in the file at path at head,
+ * at or after line `from` (1 when 0); 0 when not found. */
+int chk_line_of(chk_ctx *c, const char *path, int from, const char *needle);
+/* Read a head file (malloc'd). */
+int chk_read_head(char **data, size_t *len, chk_ctx *c, const char *path, size_t max,
+		  fbc_error *err);
+
+/* Checks (check_*.c). */
+int chk_run_changes(chk_ctx *c, chk_out *o, fbc_error *err);
+int chk_run_permissions(chk_ctx *c, chk_out *o, fbc_error *err);
+int chk_run_bundles(chk_ctx *c, chk_out *o, fbc_error *err);
+int chk_run_catalogs(chk_ctx *c, chk_out *o, fbc_error *err);
+int chk_run_templates(chk_ctx *c, chk_out *o, fbc_error *err);
+int chk_run_graph(chk_ctx *c, chk_out *o, fbc_error *err);
+int chk_run_crds(chk_ctx *c, chk_out *o, fbc_error *err);
+int chk_run_resolve(chk_ctx *c, chk_out *o, fbc_error *err);
+int chk_run_policy(chk_ctx *c, chk_out *o, fbc_error *err);
+
+/* Push an arena string onto a vec of const char *, unique and sorted later. */
+int chk_strvec_add(fbc_vec *v, const char *s);
+void chk_strvec_sort_unique(fbc_vec *v);
+bool chk_strvec_has(const fbc_vec *v, const char *s);
+
+#endif
