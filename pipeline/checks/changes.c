@@ -369,15 +369,19 @@ int chk_run_changes(chk_ctx *c, chk_out *o, fbc_error *err)
 		}
 	}
 	if (c->bundles.len > 0 && c->packages.len > 1) {
-		for (size_t i = 1; i < c->packages.len; i++) {
+		/* the package of the first bundle is the one the change is about */
+		const char *main_pkg = FBC_VEC_AT(&c->bundles, chk_bundle, 0)->package;
+
+		for (size_t i = 0; i < c->packages.len; i++) {
 			const char *p = *FBC_VEC_AT(&c->packages, const char *, i);
 
-			if ((rc = chk_add(
-				     o, FBC_LEVEL_FAILURE, first_file_of_package(c, p), 0,
-				     "many-packages",
-				     "a pull request that changes bundles must touch one package; "
-				     "this one also touches %s (first: %s)",
-				     p, *FBC_VEC_AT(&c->packages, const char *, 0))))
+			if (main_pkg && strcmp(p, main_pkg) == 0)
+				continue;
+			if ((rc = chk_add(o, FBC_LEVEL_FAILURE, first_file_of_package(c, p), 0,
+					  "many-packages",
+					  "a pull request that changes bundles must touch one package; "
+					  "this one changes bundles of %s and also touches %s",
+					  main_pkg ? main_pkg : "?", p)))
 				return rc;
 		}
 	}

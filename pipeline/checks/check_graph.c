@@ -3,6 +3,7 @@
 #include "pipeline/checks/internal.h"
 #include "service/fbc/graph.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *repo_path(chk_ctx *c, const chk_catalog *k, const char *file)
@@ -16,8 +17,17 @@ static const char *repo_path(chk_ctx *c, const chk_catalog *k, const char *file)
 static int entry_line(chk_ctx *c, const chk_catalog *k, const fbc_channel *ch, const char *name)
 {
 	const char *path = repo_path(c, k, ch->loc.file);
-	int line = chk_line_of(c, path, ch->loc.line, name);
+	char needle[1024];
+	int line;
 
+	snprintf(needle, sizeof(needle), "name: %s", name);
+	line = chk_line_of(c, path, ch->loc.line, needle);
+	if (!line) {
+		snprintf(needle, sizeof(needle), "\"name\":\"%s\"", name);
+		line = chk_line_of(c, path, ch->loc.line, needle);
+	}
+	if (!line)
+		line = chk_line_of(c, path, ch->loc.line, name);
 	return line ? line : ch->loc.line;
 }
 
@@ -196,9 +206,9 @@ static int compare_package(chk_ctx *c, chk_out *o, const chk_catalog *kb, const 
 				     : chk_add(o, FBC_LEVEL_FAILURE, repo_path(c, kh, ch->loc.file),
 					       ch->loc.line, "graph", "channel %s of %s: %s",
 					       ch->name, pkg, e2.message);
-		} else {
+		} else if (gh->status == FBC_GRAPH_OK || gh->status == FBC_GRAPH_STRANDED) {
 			rc = compare_channel(c, o, kh, pref, ch, gb, gb ? gb : gref, gh);
-		}
+		} /* else: no unique head or a cycle (V3-V5), a finding of `catalogs` */
 		fbc_graph_free(gh);
 		fbc_graph_free(gb);
 		fbc_graph_free(gref);

@@ -1,20 +1,26 @@
 /* `resolve`: each touched package's channel heads resolve (classic) against their catalog. */
 #include "pipeline/checks/internal.h"
+#include "service/fbc/graph.h"
 #include "service/resolver/resolver.h"
 
 #include <string.h>
 
 /* Resolve package/channel against cat: 1 satisfiable, 0 not (explanation set), <0 error. */
 static int resolve_one(const char **why, chk_ctx *c, const fbc_catalog *cat, const char *name,
-		       const char *pkg, const char *channel, fbc_error *err)
+		       const char *pkg, const fbc_channel *channel, fbc_error *err)
 {
 	fbc_resolve_request *req = NULL;
 	fbc_resolve_result *res = NULL;
 	fbc_resolve_req r = {0};
+	fbc_graph *g = NULL;
+	fbc_error e2;
 	int rc;
 
 	r.package = pkg;
-	r.channel = channel;
+	r.channel = channel->name;
+	/* the head itself, not whatever older entry the resolver would fall back to */
+	if (fbc_graph_build(&g, channel, 0, &e2) == 0 && g->head != FBC_GRAPH_NONE)
+		r.starting_csv = g->nodes[g->head].name;
 	if ((rc = fbc_resolve_request_create(&req, FBC_RESOLVE_CLASSIC, err)) != 0 ||
 	    (rc = fbc_resolve_request_add_catalog(req, name, 0, NULL, err)) != 0 ||
 	    (rc = fbc_resolve_request_add(req, &r, err)) != 0)
@@ -26,6 +32,7 @@ static int resolve_one(const char **why, chk_ctx *c, const fbc_catalog *cat, con
 	if (!res->satisfiable)
 		*why = fbc_arena_strdup(c->arena, res->explanation ? res->explanation : res->kind);
 done:
+	fbc_graph_free(g);
 	fbc_resolve_result_free(res);
 	fbc_resolve_request_free(req);
 	return rc;
@@ -59,8 +66,8 @@ int chk_run_resolve(chk_ctx *c, chk_out *o, fbc_error *err)
 			for (size_t ci = 0; ci < pkg->n_channels; ci++) {
 				const fbc_channel *ch = pkg->channels[ci];
 				const char *why = NULL, *why_base = NULL;
-				int ok = resolve_one(&why, c, kh->cat, kh->name, pkg->name,
-						     ch->name, err);
+				int ok = resolve_one(&why, c, kh->cat, kh->name, pkg->name, ch,
+						     err);
 				int ok_base = 1;
 				const char *path;
 
@@ -72,8 +79,12 @@ int chk_run_resolve(chk_ctx *c, chk_out *o, fbc_error *err)
 				if (kb && kb->cat && fbc_catalog_package(kb->cat, pkg->name) &&
 				    fbc_package_channel(fbc_catalog_package(kb->cat, pkg->name),
 							ch->name)) {
-					ok_base = resolve_one(&why_base, c, kb->cat, kb->name,
-							      pkg->name, ch->name, err);
+					ok_base = resolve_one(
+						&why_base, c, kb->cat, kb->name, pkg->name,
+						fbc_package_channel(
+							fbc_catalog_package(kb->cat, pkg->name),
+							ch->name),
+						err);
 					if (ok_base < 0)
 						return ok_base;
 				}

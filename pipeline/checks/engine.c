@@ -323,7 +323,10 @@ static int copy_list(const char ***out, size_t *n, fbc_arena *a, const fbc_vec *
 		return 0;
 	if (!(*out = fbc_arena_calloc(a, v->len, sizeof(char *))))
 		return FBC_ENOMEM;
-	memcpy(*out, v->items, v->len * sizeof(char *));
+	/* the strings may live in the run's change list: copy them into the result */
+	for (size_t i = 0; i < v->len; i++)
+		if (!((*out)[i] = fbc_arena_strdup(a, *FBC_VEC_AT(v, const char *, i))))
+			return FBC_ENOMEM;
 	return 0;
 }
 

@@ -3,6 +3,7 @@
 #include "service/load/load.h"
 
 #include <jansson.h>
+#include <fnmatch.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -388,29 +389,32 @@ done:
 
 /* ---------------------------------------------------------------- CODEOWNERS */
 
-/* Glob over a whole path: `**` crosses '/', `*` and `?` do not. */
-static bool glob_path(const char *p, const char *s, int depth)
+/* Glob over a whole path: `**` crosses '/', `*` and `?` do not. *budget bounds the work
+ * (nested stars backtrack): a pattern that needs more steps does not match. */
+static bool glob_steps(const char *p, const char *s, int depth, long *budget)
 {
-	if (depth > 64)
+	if (depth > 64 || --*budget < 0)
 		return false;
 	for (; *p; p++, s++) {
+		if (--*budget < 0)
+			return false;
 		if (p[0] == '*' && p[1] == '*') {
 			const char *rest = p + 2;
 
 			if (*rest == '/')
 				rest++;
 			for (const char *t = s;; t++) {
-				if (glob_path(rest, t, depth + 1))
+				if (glob_steps(rest, t, depth + 1, budget))
 					return true;
-				if (!*t)
+				if (!*t || *budget < 0)
 					return false;
 			}
 		}
 		if (*p == '*') {
 			for (const char *t = s;; t++) {
-				if (glob_path(p + 1, t, depth + 1))
+				if (glob_steps(p + 1, t, depth + 1, budget))
 					return true;
-				if (!*t || *t == '/')
+				if (!*t || *t == '/' || *budget < 0)
 					return false;
 			}
 		}
@@ -427,6 +431,13 @@ static bool glob_path(const char *p, const char *s, int depth)
 			return false;
 	}
 	return *s == '\0';
+}
+
+static bool glob_path(const char *p, const char *s, int depth)
+{
+	long budget = 200000;
+
+	return glob_steps(p, s, depth, &budget);
 }
 
 bool fbc_codeowners_match(const char *pattern, const char *path)
@@ -450,6 +461,9 @@ bool fbc_codeowners_match(const char *pattern, const char *path)
 	if (n == 0)
 		return strcmp(pattern, "/") == 0 ? true : false;
 	anchored = pattern[0] == '/' || strchr(pat, '/') != NULL;
+	/* GitHub: "docs/<star>" owns the files of docs, not those of its subdirectories */
+	if (n >= 2 && strcmp(pat + n - 2, "/*") == 0)
+		return glob_path(pat, path, 0);
 	/* the pattern matches the path itself or a directory holding it */
 	for (const char *start = path;;) {
 		for (const char *end = start;; end++) {
@@ -624,7 +638,7 @@ const fbc_owner_rule *fbc_settings_owners_of(const fbc_settings *s, const char *
 
 static bool glob_name(const char *p, const char *s)
 {
-	return glob_path(p, s, 0);
+	return fnmatch(p, s, 0) == 0;
 }
 
 bool fbc_settings_csv_metadata_only(const fbc_settings *s, const char *name)

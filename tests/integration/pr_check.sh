@@ -1,0 +1,194 @@
+#!/bin/sh
+# fbcd pr check on the real community-operators history (history.bundle):
+#  1. every pull request against its parent: merged ones fail no check but
+#     `permissions` (no approvals are replayed), except the known exceptions
+#     below, each with the reason the engine is right to flag it;
+#  2. mutated copies, each failing exactly the check that owns the rule, at the
+#     right file and line;
+#  3. bad input: a clear finding or exit 2, never a crash.
+# Usage: pr_check.sh FBCD HISTORY_BUNDLE. With FBCD_SANITIZED=1 (sanitizer
+# build) only every 8th pull request is replayed.
+FBCD=$1
+BUNDLE=$2
+. "$(dirname "$0")/lib.sh"
+[ -f "$BUNDLE" ] || skip "no $BUNDLE"
+command -v git >/dev/null || skip "no git"
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@x GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@x
+export GIT_CONFIG_NOSYSTEM=1 HOME="$T"
+
+git clone -q --mirror "$BUNDLE" "$T/co.git" || skip "cannot clone $BUNDLE"
+REPO="$T/co.git"
+
+# ---------------------------------------------------------------- 1. history
+# Known exceptions: merged pull requests that break the upgrade graph by the
+# rules of pipeline.md §5.3 (classic semantics); the community pipeline had no
+# such check. PR number -> the failing check/codes expected.
+cat > "$T/exceptions" <<'EOF'
+7833 graph:G5 channel alpha removed and default channel moved to fast-v0.2 (clusterpulse)
+7840 graph:G5 channels alpha and candidate-v0 removed (clusterpulse)
+8659 graph:G4 aws-neuron-operator 0.0.5 replaces 0.1.2: the channel heads went back
+8764 graph:G1,G3 clusterpulse fast-v0: v0.2.3 both replaced and skipped by v0.3.0 strands v0.1.1-v0.2.2 (classic chain rule, resolver.md 3.1)
+9025 graph:G5 default channel fast-v0 -> fast-v1 with no upgrade from v0.3.0 (clusterpulse)
+9194 graph:G5 default channel fast-v0 -> fast-v1 with no upgrade from v0.3.0 (clusterpulse, v4.21)
+9631 graph:G5 channel stable-v1 removed (cat-facts-operator)
+EOF
+mkdir -p "$T/prs"
+n=0
+for ref in $(git -C "$REPO" for-each-ref --format='%(refname)' refs/pull); do
+	n=$((n + 1))
+	if [ "${FBCD_SANITIZED:-0}" = 1 ] && [ $((n % 8)) -ne 0 ]; then continue; fi
+	pr=${ref#refs/pull/}
+	pr=${pr%/head}
+	rc=0
+	"$FBCD" pr check --repo "$REPO" --base "$ref^" --head "$ref" --output json \
+		>"$T/prs/$pr.json" 2>"$T/prs/$pr.err" || rc=$?
+	echo "$rc" >"$T/prs/$pr.rc"
+done
+if python3 - "$T/prs" "$T/exceptions" <<'PY'; then pass; else fail "history replay"; fi
+import json, os, sys
+d, exc_file = sys.argv[1], sys.argv[2]
+exc = {}
+for line in open(exc_file):
+    pr, want = line.split()[:2]
+    exc[pr] = want
+bad = 0
+n = 0
+for f in sorted(os.listdir(d)):
+    if not f.endswith(".json"):
+        continue
+    pr = f[:-5]
+    n += 1
+    rc = open(os.path.join(d, pr + ".rc")).read().strip()
+    if rc not in ("0", "1"):
+        print("PR", pr, "exit", rc, open(os.path.join(d, pr + ".err")).read()[:300])
+        bad += 1
+        continue
+    doc = json.load(open(os.path.join(d, f)))
+    failing = []
+    for c in doc["checks"]:
+        if c["conclusion"] == "failure" and c["id"] != "permissions":
+            codes = sorted({a["code"] for a in c["annotations"] if a["level"] == "failure"})
+            failing.append(c["id"] + ":" + ",".join(codes))
+        for a in c["annotations"]:
+            if not a["path"] and c["id"] != "permissions":
+                print("PR", pr, c["id"], "annotation without a path", a)
+                bad += 1
+    got = " ".join(failing)
+    want = exc.get(pr, "")
+    if got != want:
+        print("PR", pr, "failing:", got or "-", "expected:", want or "-")
+        bad += 1
+print(n, "pull requests replayed,", bad, "unexpected")
+sys.exit(1 if bad or n == 0 else 0)
+PY
+
+# --------------------------------------------------------------- 2. mutations
+git clone -q "$REPO" "$T/w"
+W="$T/w"
+CAT=catalogs/v4.20/kepler-operator/catalog.yaml
+# mutate NAME SCRIPT: branch NAME from main with SCRIPT's change committed
+mutate() {
+	(cd "$W" && git checkout -qf -B "$1" origin/main && sh -c "$2" && git add -A &&
+		git commit -qm "$1") >/dev/null 2>&1 || fail "cannot make mutation $1"
+}
+# owns NAME CHECK CODE PATH LINE: only CHECK fails (permissions aside), with CODE at PATH:LINE
+owns() {
+	run pr check --repo "$W" --base origin/main --head "$1" --output json
+	if python3 - "$T/out" "$2" "$3" "$4" "$5" <<'PY'; then pass; else fail "mutation $1"; fi
+import json, sys
+doc = json.load(open(sys.argv[1]))
+check, code, path, line = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+failing = [c["id"] for c in doc["checks"] if c["conclusion"] == "failure"]
+if failing != [check]:
+    print("    failing checks:", failing, "expected", [check])
+    for c in doc["checks"]:
+        for a in c["annotations"]:
+            if a["level"] == "failure":
+                print("     ", c["id"], a)
+    sys.exit(1)
+c = [c for c in doc["checks"] if c["id"] == check][0]
+hits = [a for a in c["annotations"] if a["code"] == code and a["path"] == path and
+        (line == 0 or a["line"] == line)]
+if not hits:
+    print("    no", code, "at", path, line, "in", c["annotations"][:5])
+    sys.exit(1)
+PY
+	[ "$RC" -eq 1 ] && pass || fail "mutation $1: exit $RC"
+}
+
+CSV=$(cd "$W" && git ls-files 'operators/kaoto-operator/*/manifests/*clusterserviceversion.yaml' | head -1)
+mutate modified "echo '# edited' >> $CSV"
+owns modified changes bundle-modified "$CSV" 0
+
+mutate twopkgs "mkdir -p operators/kaoto-operator/9.9.9/manifests && echo k > operators/kaoto-operator/9.9.9/manifests/a.yaml && echo '# x' >> operators/kepler-operator/ci.yaml"
+owns twopkgs changes many-packages operators/kepler-operator/ci.yaml 0
+
+mutate outside "mkdir -p docs && echo x > docs/notes.md"
+owns outside changes outside-layout docs/notes.md 0
+
+mutate nowhere "sed -i '17s/replaces: kepler-operator.v0.22.0/replaces: kepler-operator.v0.0.1/' $CAT"
+owns nowhere catalogs V4 "$CAT" 9
+
+mutate middle "sed -i '16,17d' $CAT"
+owns middle catalogs V4 "$CAT" 9
+
+mutate registry "sed -i '24s#quay.io/community-operator-pipeline-prod/#docker.io/evil/#' $CAT"
+owns registry policy registry "$CAT" 24
+
+mutate bundleobject "sed -i '27a- type: olm.bundle.object\n  value:\n    data: eyJraW5kIjoiQ29uZmlnTWFwIiwiYXBpVmVyc2lvbiI6InYxIn0=' $CAT"
+owns bundleobject policy bundle-object "$CAT" 28
+
+# text output: path:line: level: check/code: message, then the table
+run pr check --repo "$W" --base origin/main --head registry
+expect_rc 1 "text output exit status"
+expect_grep "^$CAT:24: failure: policy/registry: " "$T/out" "text finding line"
+expect_grep "^policy  *failure " "$T/out" "summary table"
+run pr check --repo "$W" --base origin/main --head registry --check policy --author tomasbakk
+expect_rc 1 "--check policy"
+grep -q "^graph " "$T/out" && fail "--check policy ran graph" || pass
+
+# ------------------------------------------------------------- 3. bad input
+run pr check --repo "$W" --base origin/main --head no-such-rev
+expect_rc 2 "missing head"
+expect_grep "no-such-rev" "$T/err" "missing head names the revision"
+run pr check --repo "$W" --base no-such-rev --head origin/main
+expect_rc 2 "missing base"
+(cd "$W" && git checkout -qf --orphan lonely && git rm -rqf . && echo z > z && git add z &&
+	git commit -qm lonely) >/dev/null 2>&1
+run pr check --repo "$W" --base origin/main --head lonely
+expect_rc 2 "unrelated histories"
+expect_grep "no common ancestor" "$T/err" "unrelated histories message"
+run pr check --repo "$T/nowhere" --base a --head b
+expect_rc 2 "not a repository"
+run pr check --repo "$W" --base origin/main
+expect_rc 2 "usage: no --head"
+run pr check --repo "$W" --base origin/main --head origin/main --check nope
+expect_rc 2 "usage: unknown check"
+
+mutate loop "ln -s l2 catalogs/v4.20/kepler-operator/l1 && ln -s l1 catalogs/v4.20/kepler-operator/l2"
+run pr check --repo "$W" --base origin/main --head loop --check catalogs
+expect_rc 1 "symlink loop"
+expect_grep "catalogs/v4.20/kepler-operator/l1:1: failure: catalogs/L1" "$T/out" "symlink loop finding"
+
+mutate binary "head -c 4096 /dev/urandom > catalogs/v4.20/kepler-operator/blob.bin"
+run pr check --repo "$W" --base origin/main --head binary --check catalogs
+expect_rc 1 "binary file"
+expect_grep "catalogs/v4.20/kepler-operator/blob.bin:" "$T/out" "binary file finding"
+
+mutate big "head -c 104857600 /dev/zero > catalogs/v4.20/kepler-operator/big.json"
+run pr check --repo "$W" --base origin/main --head big --check catalogs
+expect_rc 1 "100 MB file"
+expect_grep "big.json:1: failure: catalogs/LIMIT" "$T/out" "100 MB file finding"
+
+mutate badconfig "printf 'maintainers: [a\n\t- : {' > config.yaml"
+(cd "$W" && git checkout -qf -B afterbad badconfig && echo '# x' >> $CAT && git commit -qam x) >/dev/null 2>&1
+run pr check --repo "$W" --base badconfig --head afterbad
+expect_rc 1 "config.yaml that is not YAML"
+expect_grep "config.yaml:1: failure: changes/settings: .*not valid YAML" "$T/out" "config.yaml finding"
+
+rm -rf "$W/.git/objects/pack" "$W/.git/objects/"[0-9a-f][0-9a-f]
+run pr check --repo "$W" --base origin/main --head registry
+expect_rc 2 "corrupt repository"
+grep -q "AddressSanitizer\|runtime error" "$T/err" && fail "sanitizer report" || pass
+
+finish
