@@ -377,11 +377,12 @@ int chk_run_changes(chk_ctx *c, chk_out *o, fbc_error *err)
 
 			if (main_pkg && strcmp(p, main_pkg) == 0)
 				continue;
-			if ((rc = chk_add(o, FBC_LEVEL_FAILURE, first_file_of_package(c, p), 0,
-					  "many-packages",
-					  "a pull request that changes bundles must touch one package; "
-					  "this one changes bundles of %s and also touches %s",
-					  main_pkg ? main_pkg : "?", p)))
+			if ((rc = chk_add(
+				     o, FBC_LEVEL_FAILURE, first_file_of_package(c, p), 0,
+				     "many-packages",
+				     "a pull request that changes bundles must touch one package; "
+				     "this one changes bundles of %s and also touches %s",
+				     main_pkg ? main_pkg : "?", p)))
 				return rc;
 		}
 	}

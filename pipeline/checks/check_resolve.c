@@ -66,8 +66,8 @@ int chk_run_resolve(chk_ctx *c, chk_out *o, fbc_error *err)
 			for (size_t ci = 0; ci < pkg->n_channels; ci++) {
 				const fbc_channel *ch = pkg->channels[ci];
 				const char *why = NULL, *why_base = NULL;
-				int ok = resolve_one(&why, c, kh->cat, kh->name, pkg->name, ch,
-						     err);
+				int ok =
+					resolve_one(&why, c, kh->cat, kh->name, pkg->name, ch, err);
 				int ok_base = 1;
 				const char *path;
 
