@@ -17,16 +17,58 @@ typedef struct basic {
 	json_t *packages, *channels, *bundles, *others, *deprecations;
 } basic;
 
+/* The line of the idx-th item of the top-level block sequence `entries:`
+ * (0 when the template is not laid out that way: flow style or JSON). */
+static int item_line(const char *t, size_t n, size_t idx)
+{
+	size_t i = 0;
+	int line = 1;
+	/* find a line "entries:" at column 0 */
+	while (i < n) {
+		if ((i == 0 || t[i - 1] == '\n') && n - i >= 8 && memcmp(t + i, "entries:", 8) == 0)
+			break;
+		line += t[i] == '\n';
+		i++;
+	}
+	if (i >= n)
+		return 0;
+	long dash_col = -1;
+	size_t count = 0;
+	while (i < n) {
+		/* next line */
+		while (i < n && t[i] != '\n')
+			i++;
+		if (i >= n)
+			return 0;
+		i++;
+		line++;
+		size_t col = 0;
+		while (i + col < n && t[i + col] == ' ')
+			col++;
+		if (i + col >= n)
+			return 0;
+		char c = t[i + col];
+		if (c == '\n' || c == '#')
+			continue;
+		if (col == 0 && c != '-')
+			return 0; /* the next top-level key: entries ended */
+		if (c == '-' && (dash_col < 0 || (long)col == dash_col)) {
+			dash_col = (long)col;
+			if (count++ == idx)
+				return line;
+		}
+	}
+	return 0;
+}
+
 static int entry_line(const basic *b, const json_t *entry, size_t idx)
 {
-	/* the entry's image or name, else the entries key: good enough to find it */
+	int l = item_line(b->text, b->len, idx);
+	if (l > 0)
+		return l;
 	const char *img = json_string_value(tpl_fold_get(entry, "image", NULL));
 	if (img != NULL && img[0] != '\0')
 		return tpl_line_of(b->text, b->len, img, 0);
-	const char *name = json_string_value(tpl_fold_get(entry, "name", NULL));
-	if (name != NULL && name[0] != '\0')
-		return tpl_line_of(b->text, b->len, name, 0);
-	(void)idx;
 	return tpl_line_of(b->text, b->len, "entries", 0);
 }
 
@@ -273,16 +315,16 @@ static int do_deprecation(basic *b, const json_t *e, fbc_error *err)
 	return 0;
 }
 
-static int do_bundle(basic *b, const json_t *e, size_t nth_image, const fbc_template_opts *o,
-		     fbc_template_sources *src, fbc_error *err)
+static int do_bundle(basic *b, const json_t *e, size_t idx, size_t nth_image,
+		     const fbc_template_opts *o, fbc_template_sources *src, fbc_error *err)
 {
 	const char *schema = json_string_value(tpl_fold_get(e, "schema", NULL));
 	const char *image = json_string_value(tpl_fold_get(e, "image", NULL));
 	const char *pkg = json_string_value(tpl_fold_get(e, "package", NULL));
 	json_t *props = tpl_fold_get(e, "properties", NULL);
 	json_t *rel = tpl_fold_get(e, "relatedImages", NULL);
-	int line = entry_line(b, e, 0);
-	if (image != NULL)
+	int line = entry_line(b, e, idx);
+	if (image != NULL && image[0] != '\0')
 		line = tpl_line_of(b->text, b->len, image, nth_image);
 	if (schema == NULL || schema[0] == '\0' || image == NULL || image[0] == '\0' ||
 	    (pkg != NULL && pkg[0] != '\0') || json_array_size(props) > 0 ||
@@ -397,7 +439,7 @@ int tpl_render_basic(fbc_template_result *r, const json_t *doc, const char *text
 				nth = (size_t)json_integer_value(json_object_get(seen, img));
 				json_object_set_new(seen, img, json_integer((json_int_t)nth + 1));
 			}
-			rc = do_bundle(&b, e, nth, o, src, err);
+			rc = do_bundle(&b, e, i, nth, o, src, err);
 		} else {
 			json_t *copy = json_deep_copy(e);
 			json_array_append_new(b.others, copy);

@@ -96,8 +96,9 @@ int tpl_decode(json_t **out, const char *data, size_t len, const char *file, fbc
 		rc = fbc_yaml_doc_to_json(out, &line, data, len, &lim, err);
 	if (rc != 0) {
 		char where[FBC_ERROR_WHERE_MAX];
-		snprintf(where, sizeof(where), "%s%s%s", file, err->where[0] ? ":" : "",
-			 err->where);
+		const char *ln = strstr(err->message, "line ");
+		long lno = ln != NULL ? strtol(ln + 5, NULL, 10) : 0;
+		snprintf(where, sizeof(where), "%s:%ld", file, lno > 0 ? lno : 1L);
 		char msg[FBC_ERROR_MESSAGE_MAX];
 		snprintf(msg, sizeof(msg), "decoding template schema: %s", err->message);
 		fbc_error_set(err, rc, where, "%s", msg);
