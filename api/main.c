@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{"worker", fbc_cmd_worker, "run job workers only (the pipeline, no HTTP server)"},
 	{"template", fbc_cmd_template, "render catalog templates as opm does, without pulling"},
 	{"pr", fbc_cmd_pr, "check a pull request (fbcd pr check --base REV --head REV)"},
+	{"repo", fbc_cmd_repo, "build the catalogs of an operator repository (add mode)"},
 };
 
 static void usage(FILE *f)

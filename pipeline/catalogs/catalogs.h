@@ -1,0 +1,119 @@
+/*
+ * fbc_repo_catalogs: every catalog of an operator repository (pipeline.md
+ * §3, layout 2: `operators/<pkg>/ci.yaml`, bundles in
+ * `operators/<pkg>/<version>/`, rendered catalogs in `catalogs/<name>/<pkg>/`)
+ * built deterministically from the repository alone:
+ *
+ *  - template-managed packages (ci.yaml `fbc.enabled: true`): their
+ *    committed `catalogs/<name>/<pkg>/` files, verbatim;
+ *  - add-mode packages (every other package with a ci.yaml): their bundles
+ *    added one by one in the order their directories were merged (the
+ *    history, an input), each to every catalog its
+ *    `com.redhat.openshift.versions` label admits (service/addmode/ocp.h),
+ *    in the package's `updateGraph` mode (index-add.md P-1), with IIB's
+ *    rules (service/addmode). Each package is written as
+ *    `<catalog>/<pkg>/catalog.json`, as `opm migrate` writes it.
+ *
+ * The catalogs are the directories under `catalogs/` at the commit. A
+ * bundle is rendered with image `<first allowed_bundle_registries entry of
+ * config.yaml><pkg>:<directory>` and, in catalogs v4.17 and later, with
+ * the bundle-object-to-csv-metadata migration (templates.md §5).
+ *
+ * IIB's release rule (P-6, A36): a bundle whose add fails in one catalog is
+ * added to none; the failure is a finding, the replay goes on. Problems of
+ * a package (ci.yaml A33-A35), of a bundle (unreadable, B rules, a label
+ * that does not parse) are findings too: building fails only on I/O,
+ * memory or limits.
+ *
+ * The same code serves `fbcd repo catalogs`, the pull-request checks and
+ * the service's ingest: the history is an input so that callers with or
+ * without git can compute it (fbc_repo_history_from_git walks first-parent
+ * history with pipeline/git; fbc_repo_history_from_tree orders each
+ * package's bundles by version when no history is known).
+ *
+ * Ownership: every object here is opaque and freed with its _free; strings
+ * returned are borrowed from it. The tree given to build is only read during
+ * the call. Thread-safety: none inside an object; separate objects are
+ * independent.
+ */
+#ifndef FBC_PIPELINE_CATALOGS_H
+#define FBC_PIPELINE_CATALOGS_H
+
+#include "pipeline/git/git.h"
+#include "service/addmode/addmode.h"
+#include "service/base/error.h"
+#include "service/base/tree.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Bounds. */
+#define FBC_REPO_MAX_BUNDLES  100000 /* bundle directories replayed */
+#define FBC_REPO_MAX_CATALOGS 256
+#define FBC_REPO_MAX_FILE     (64u << 20) /* one committed catalog or ci.yaml file */
+
+/* One merged commit and the bundle directories it added
+ * ("operators/<pkg>/<dir>"), in merge order. */
+typedef struct fbc_repo_history_step {
+	const char *commit; /* for messages; may be "" */
+	const char *const *paths;
+	size_t n_paths;
+} fbc_repo_history_step;
+
+typedef struct fbc_repo_history fbc_repo_history;
+
+/* The steps of a history built by the functions below (borrowed). */
+size_t fbc_repo_history_count(const fbc_repo_history *h);
+const fbc_repo_history_step *fbc_repo_history_step_at(const fbc_repo_history *h, size_t i);
+
+/* From git: for each package directory under operators/ at rev, its bundle
+ * directories in the order of the first-parent commit that first had them
+ * (fbc_git_first_added); steps in first-parent commit order. */
+int fbc_repo_history_from_git(fbc_repo_history **out, fbc_git *g, const char *rev, fbc_error *err);
+/* Without git: one step holding every bundle directory of the tree. */
+int fbc_repo_history_from_tree(fbc_repo_history **out, fbc_tree *tree, fbc_error *err);
+/* A history from caller-given steps (copied). */
+int fbc_repo_history_create(fbc_repo_history **out, const fbc_repo_history_step *steps, size_t n,
+			    fbc_error *err);
+void fbc_repo_history_free(fbc_repo_history *h);
+
+typedef struct fbc_repo_opts {
+	unsigned label_flags; /* FBC_OCP_* of service/addmode/ocp.h */
+	bool no_validate;     /* skip the validation after every add (§7.2) */
+} fbc_repo_opts;
+
+typedef struct fbc_repo_finding {
+	const char *path;    /* bundle directory, ci.yaml, ... */
+	const char *commit;  /* the history step, "" when none */
+	const char *catalog; /* "" when not about one catalog */
+	const char *rule;    /* "A21", "B3", "A34", "P-4", "LIMIT", ... */
+	const char *message;
+} fbc_repo_finding;
+
+typedef struct fbc_repo_catalogs fbc_repo_catalogs;
+
+/* Build every catalog of the operator repository in tree (its root).
+ * FBC_ENOTFOUND when it has no operators/ directory (not this layout). */
+int fbc_repo_catalogs_build(fbc_repo_catalogs **out, fbc_tree *tree, const fbc_repo_history *h,
+			    const fbc_repo_opts *opts, fbc_error *err);
+void fbc_repo_catalogs_free(fbc_repo_catalogs *rc);
+
+size_t fbc_repo_catalogs_count(const fbc_repo_catalogs *rc);
+const char *fbc_repo_catalogs_name(const fbc_repo_catalogs *rc, size_t i);
+/* The files of catalog i (paths relative to the catalog directory) as a
+ * tree in memory, to load or validate. */
+int fbc_repo_catalogs_tree(fbc_tree **out, const fbc_repo_catalogs *rc, size_t i, fbc_error *err);
+/* The add state of catalog i (add-mode packages only). */
+const fbc_addmode_index *fbc_repo_catalogs_index(const fbc_repo_catalogs *rc, size_t i);
+/* Write `<dir>/<catalog>/...` for every catalog; dir is created if needed,
+ * existing catalog directories inside it are replaced. */
+int fbc_repo_catalogs_write(const fbc_repo_catalogs *rc, const char *dir, fbc_error *err);
+
+size_t fbc_repo_catalogs_findings_count(const fbc_repo_catalogs *rc);
+const fbc_repo_finding *fbc_repo_catalogs_finding(const fbc_repo_catalogs *rc, size_t i);
+/* Package names in add mode, and their mode (borrowed). */
+size_t fbc_repo_catalogs_addmode_count(const fbc_repo_catalogs *rc);
+const char *fbc_repo_catalogs_addmode_package(const fbc_repo_catalogs *rc, size_t i,
+					      fbc_addmode_mode *mode);
+
+#endif
