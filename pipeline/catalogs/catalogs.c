@@ -426,7 +426,7 @@ static int add_bundle(fbc_repo_catalogs *rc, input *x, const fbc_repo_opts *o, f
 			if (finding(rc, x->path, x->commit, c->name, rule[0] ? rule : "LIMIT",
 				    "%s (IIB fails the release, A36: the bundle is added to no "
 				    "catalog)",
-				    aerr.message) != 0)
+				    aerr.message + (rule[0] ? strlen(rule) + 2 : 0)) != 0)
 				r = oom(err);
 			failed = true;
 		}

@@ -339,7 +339,7 @@ static int add_package(fbc_addmode_index *ix, const fbc_addmode_bundle *const *b
 	if (rc != 0)
 		goto done;
 	if (!opts->no_validate) {
-		rc = am_validate_pkg(p, NULL, err);
+		rc = am_validate_pkg(p, news, n, NULL, err);
 		if (rc != 0) {
 			if (bs[0]->name)
 				snprintf(err->where, sizeof(err->where), "%s/%s", pkg,

@@ -114,8 +114,11 @@ int am_add_semver(fbc_addmode_index *ix, am_pkg *p, am_rec *nb, const fbc_addmod
 /* RM-12: each new bundle reachable in each of its annotation channels. */
 int am_check_reachable(const am_pkg *p, am_rec **news, size_t n, fbc_error *err);
 
-/* §7.2 on one package (findings to diags when non-NULL): A32 when invalid. */
-int am_validate_pkg(const am_pkg *p, fbc_diags *diags, fbc_error *err);
+/* §7.2 on one package (findings to diags when non-NULL): A32 when invalid.
+ * full: the bundles whose whole blob is validated (NULL: all); the others
+ * were validated by an earlier add and only their place in the graph is. */
+int am_validate_pkg(const am_pkg *p, am_rec *const *full, size_t n_full, fbc_diags *diags,
+		    fbc_error *err);
 
 /* Format a list "[a b c]" (Go %v) into buf. */
 void am_format_list(char *buf, size_t size, const char *const *v, size_t n);

@@ -205,7 +205,31 @@ done:
 	return rc;
 }
 
-static int pkg_blobs(const am_pkg *p, json_t *out, fbc_error *err)
+/* The blob used to validate a bundle already validated by an earlier add:
+ * its content has not changed, only the graph around it (§7.2 cost). */
+static json_t *lite_bundle(const am_pkg *p, const am_rec *r)
+{
+	return json_pack("{s:s, s:s, s:s, s:s, s:[{s:s, s:{s:s, s:s}}]}", "schema", "olm.bundle",
+			 "name", r->name, "package", p->name, "image", r->image, "properties",
+			 "type", "olm.package", "value", "packageName", p->name, "version",
+			 r->version);
+}
+
+static bool is_full(const am_rec *r, am_rec *const *full, size_t n_full)
+{
+	size_t i;
+
+	if (!full)
+		return true;
+	for (i = 0; i < n_full; i++) {
+		if (full[i] == r || strcmp(full[i]->name, r->name) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int pkg_blobs(const am_pkg *p, json_t *out, am_rec *const *full, size_t n_full,
+		     fbc_error *err)
 {
 	const char **names = NULL;
 	json_t *blob;
@@ -255,7 +279,12 @@ static int pkg_blobs(const am_pkg *p, json_t *out, fbc_error *err)
 	for (i = 0; i < k; i++) {
 		am_rec *r = am_pkg_rec(p, names[i]);
 
-		if (r->blob) {
+		if (!is_full(r, full, n_full)) {
+			if (!(blob = lite_bundle(p, r))) {
+				rc = oom(err);
+				goto done;
+			}
+		} else if (r->blob) {
 			json_incref(r->blob);
 			blob = r->blob;
 		} else if (!(blob = synth_bundle(p, r, err))) {
@@ -280,7 +309,7 @@ int fbc_addmode_package_blobs(const fbc_addmode_index *ix, const char *package, 
 	if (!p)
 		return fbc_error_set(err, FBC_ENOTFOUND, package, "no package %s in the index",
 				     package);
-	return pkg_blobs(p, out, err);
+	return pkg_blobs(p, out, NULL, 0, err);
 }
 
 int fbc_addmode_write_package(const fbc_addmode_index *ix, const char *package, fbc_buf *out,
@@ -313,7 +342,8 @@ int fbc_addmode_write_package(const fbc_addmode_index *ix, const char *package, 
 	return rc;
 }
 
-int am_validate_pkg(const am_pkg *p, fbc_diags *out_diags, fbc_error *err)
+int am_validate_pkg(const am_pkg *p, am_rec *const *full, size_t n_full, fbc_diags *out_diags,
+		    fbc_error *err)
 {
 	fbc_catalog *cat = NULL;
 	fbc_diags local;
@@ -331,7 +361,7 @@ int am_validate_pkg(const am_pkg *p, fbc_diags *out_diags, fbc_error *err)
 		rc = oom(err);
 		goto done;
 	}
-	rc = pkg_blobs(p, blobs, err);
+	rc = pkg_blobs(p, blobs, full, n_full, err);
 	if (rc != 0)
 		goto done;
 	rc = fbc_catalog_create(&cat, NULL, err);
@@ -388,5 +418,5 @@ int fbc_addmode_validate_package(const fbc_addmode_index *ix, const char *packag
 	if (!p)
 		return fbc_error_set(err, FBC_ENOTFOUND, package, "no package %s in the index",
 				     package);
-	return am_validate_pkg(p, diags, err);
+	return am_validate_pkg(p, NULL, 0, diags, err);
 }
