@@ -139,6 +139,30 @@ done:
 	return rc;
 }
 
+/* Every byte that does not start a valid UTF-8 sequence becomes U+FFFD. */
+static char *replace_invalid_utf8(const char *s, size_t n, size_t *out_len)
+{
+	char *o = malloc(n * 3 + 1);
+	size_t k = 0;
+
+	if (o == NULL)
+		return NULL;
+	for (size_t i = 0; i < n;) {
+		size_t w = fbc_utf8_decode(NULL, (const unsigned char *)s + i, n - i);
+		if (w == 0) {
+			memcpy(o + k, "\xef\xbf\xbd", 3);
+			k += 3;
+			i++;
+		} else {
+			memcpy(o + k, s + i, w);
+			k += w;
+			i += w;
+		}
+	}
+	*out_len = k;
+	return o;
+}
+
 int fbc_bundle_decode_first(json_t **out, bool *is_json, int *line, char **why, int *why_line,
 			    const char *text, size_t len, fbc_error *err)
 {
@@ -156,7 +180,18 @@ int fbc_bundle_decode_first(json_t **out, bool *is_json, int *line, char **why, 
 	lim.max_file_bytes = (size_t)-1; /* the reader bounds files itself */
 	if (json_prefix(text, len)) {
 		json_error_t jerr;
+		size_t fixed_len = 0;
 		j = json_loadb(text, len, JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL, &jerr);
+		if (j == NULL && !fbc_utf8_valid(text, len)) {
+			/* Go's decoder turns invalid UTF-8 into U+FFFD (one per
+			 * byte) instead of failing; jansson refuses it */
+			char *fixed = replace_invalid_utf8(text, len, &fixed_len);
+			if (fixed == NULL)
+				return fbc_error_set(err, FBC_ENOMEM, NULL, "out of memory");
+			j = json_loadb(fixed, fixed_len, JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL,
+				       &jerr);
+			free(fixed);
+		}
 		if (j != NULL) {
 			*out = j;
 			*is_json = true;

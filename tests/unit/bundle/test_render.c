@@ -623,6 +623,49 @@ static void fbc_bundle_render__existing_csv_metadata_stops_migration(void **stat
 	fbc_bundle_free(b);
 }
 
+static void fbc_bundle_read__json_invalid_utf8_becomes_replacement(void **state)
+{
+	/* Go's JSON decoder writes U+FFFD for each invalid byte (bundles.md §2.2) */
+	const char *const f[] = {
+		"manifests/csv.yaml",
+		CSV_OK,
+		"manifests/crd.yaml",
+		CRD_OK,
+		"manifests/cm.json",
+		"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"data\":{\"a\":\"x\xffy\"}}",
+		ANN_OK,
+		NULL};
+	fbc_bundle *b = bt_read(f);
+	fbc_error err;
+	char *s = bt_render(b, "", FBC_BUNDLE_MIGRATE_NONE, &err);
+	json_t *blob;
+	size_t i, found = 0;
+	json_t *p;
+
+	(void)state;
+	assert_non_null(s);
+	blob = json_loads(s, 0, NULL);
+	json_array_foreach(json_object_get(blob, "properties"), i, p)
+	{
+		const char *d =
+			json_string_value(json_object_get(json_object_get(p, "value"), "data"));
+		unsigned char *dec = NULL;
+		size_t n, bad;
+		if (!d)
+			continue;
+		assert_int_equal(fbc_base64_decode(&dec, &n, &bad, d, strlen(d)), 0);
+		if (strstr((char *)dec, "ConfigMap")) {
+			assert_non_null(strstr((char *)dec, "\"a\":\"x\xef\xbf\xbdy\""));
+			found++;
+		}
+		free(dec);
+	}
+	assert_int_equal(found, 1);
+	json_decref(blob);
+	free(s);
+	fbc_bundle_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -648,6 +691,7 @@ int main(void)
 		cmocka_unit_test(fbc_bundle_render__related_images_order_and_dedup),
 		cmocka_unit_test(fbc_bundle_render__olm_properties_annotation_and_other_deps),
 		cmocka_unit_test(fbc_bundle_render__existing_csv_metadata_stops_migration),
+		cmocka_unit_test(fbc_bundle_read__json_invalid_utf8_becomes_replacement),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
