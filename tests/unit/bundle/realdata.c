@@ -342,6 +342,35 @@ int main(int argc, char **argv)
 			fbc_buf_dispose(&out);
 		}
 		printf("bundle directories %lu: rendered %lu\n", dirs, ok);
+		/* and none of them has a validation error (no false positives on
+		 * bundles the community pipeline accepted) */
+		{
+			unsigned long errors = 0, warnings = 0;
+			for (size_t i = 0; i < ncache; i++) {
+				fbc_diags d;
+				fbc_error err;
+				if (cache[i].b == NULL)
+					continue;
+				fbc_error_init(&err);
+				fbc_diags_init(&d, 0);
+				if (fbc_bundle_validate(cache[i].b, &d, &err) != 0)
+					errors++;
+				for (size_t k = 0; k < fbc_diags_count(&d); k++) {
+					const fbc_diag *x = fbc_diags_at(&d, k);
+					if (fbc_bundle_code_is_error(x->code)) {
+						errors++;
+						fprintf(stderr, "%s: %s:%d: %s: %s\n", cache[i].dir,
+							x->file ? x->file : "", x->line, x->code,
+							x->message);
+					} else {
+						warnings++;
+					}
+				}
+				fbc_diags_dispose(&d);
+			}
+			printf("bundle validate: %lu errors, %lu warnings\n", errors, warnings);
+			failed += errors;
+		}
 	}
 	printf("YAML text byte-identical: %lu\n", yaml_equal);
 	if (yaml_equal != equal)
