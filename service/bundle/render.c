@@ -196,6 +196,33 @@ static int check_string_map(const json_t *m, const char *field, const char *file
 	return 0;
 }
 
+/* Go time.Parse(time.RFC3339, s): 2006-01-02T15:04:05[.frac](Z|±hh:mm) */
+static bool rfc3339(const char *s)
+{
+	static const char pat[] = "dddd-dd-ddTdd:dd:dd";
+	size_t i = 0;
+
+	for (; pat[i]; i++) {
+		char c = s[i];
+		if (pat[i] == 'd' ? !(c >= '0' && c <= '9') : c != pat[i])
+			return false;
+	}
+	if (s[i] == '.') {
+		size_t st = ++i;
+		while (s[i] >= '0' && s[i] <= '9')
+			i++;
+		if (i == st)
+			return false;
+	}
+	if (s[i] == 'Z')
+		return s[i + 1] == 0;
+	if ((s[i] == '+' || s[i] == '-') && s[i + 1] >= '0' && s[i + 1] <= '9' && s[i + 2] >= '0' &&
+	    s[i + 2] <= '9' && s[i + 3] == ':' && s[i + 4] >= '0' && s[i + 4] <= '9' &&
+	    s[i + 5] >= '0' && s[i + 5] <= '9')
+		return s[i + 6] == 0;
+	return false;
+}
+
 static int check_csv_meta(const bentry *e, fbc_error *err)
 {
 	const json_t *o = e->doc;
@@ -221,6 +248,21 @@ static int check_csv_meta(const bentry *e, fbc_error *err)
 	    (rc = check_string_map(fbc_bundle_fold_get(meta, "labels"),
 				   "ClusterServiceVersion.metadata.labels", e->file, err)))
 		return rc;
+	for (int k = 0; k < 2; k++) {
+		const char *f = k ? "deletionTimestamp" : "creationTimestamp";
+		json_t *ts = fbc_bundle_fold_get(meta, f);
+		if (ts == NULL || json_is_null(ts))
+			continue;
+		if (!json_is_string(ts))
+			return type_error(err, e->file, "", ts, "ClusterServiceVersion.metadata",
+					  "Time");
+		if (!rfc3339(json_string_value(ts)))
+			return fbc_error_set(
+				err, FBC_EINVAL, e->file,
+				"parsing time \"%s\" as \"2006-01-02T15:04:05Z07:00\": "
+				"cannot parse as RFC3339 (metadata.%s)",
+				json_string_value(ts), f);
+	}
 	return 0;
 }
 

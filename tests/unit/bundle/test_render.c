@@ -257,9 +257,27 @@ static void fbc_bundle_render__B4_csv_meta_types(void **state)
 				 "ClusterServiceVersion\nmetadata:\n  name: x\n  annotations:\n"
 				 "    flag: true\nspec: {}\n",
 				 ANN_OK, NULL};
+	const char *const ts[] = {"manifests/csv.yaml",
+				  "apiVersion: operators.coreos.com/v1alpha1\nkind: "
+				  "ClusterServiceVersion\nmetadata:\n  name: x\n"
+				  "  creationTimestamp: '2021-13'\nspec: {}\n",
+				  ANN_OK, NULL};
+	const char *const tsok[] = {"manifests/csv.yaml",
+				    "apiVersion: operators.coreos.com/v1alpha1\nkind: "
+				    "ClusterServiceVersion\nmetadata:\n  name: x\n"
+				    "  creationTimestamp: '2021-01-02T03:04:05Z'\nspec: {}\n",
+				    ANN_OK, NULL};
 	(void)state;
 	expect_error(f, "json: cannot unmarshal bool into Go struct field "
 			"ClusterServiceVersion.metadata.annotations of type string");
+	expect_error(ts, "cannot parse as RFC3339 (metadata.creationTimestamp)");
+	/* a valid timestamp passes B4 */
+	{
+		fbc_error err;
+		char *s = render_files(tsok, "", &err);
+		assert_non_null(s);
+		free(s);
+	}
 }
 
 static void fbc_bundle_render__B5_crd_version(void **state)
