@@ -169,7 +169,7 @@ static int collect_files(fbc_repo_catalogs *rc, repo_catalog *c, fbc_tree *t, co
 			 const char *rel, fbc_error *err)
 {
 	fbc_vec ents;
-	char *dir = fbc_tree_join(root, rel);
+	char *dir = rel[0] ? fbc_tree_join(root, rel) : strdup(root);
 	size_t i;
 	int r = 0;
 
