@@ -1,207 +1,32 @@
 /* Catalog directories read from a git tree: walk, .indexignore, load, link, validate. */
 #include "pipeline/checks/internal.h"
 #include "service/fbc/validate.h"
-#include "service/load/ignore.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct walk_file {
-	char *rel;    /* relative to the catalog root */
-	char *target; /* what to read (the link's target), relative to the tree */
-} walk_file;
-
-typedef struct walk {
-	fbc_tree *t;
-	const char *root; /* catalog dir in t ("" = root) */
-	fbc_ignore *ig;
-	fbc_vec files; /* of walk_file */
-	fbc_diags *diags;
-	const fbc_load_limits *lim;
-	size_t seen;
-} walk;
-
-/* A finding "<verb> <rel>: <detail>", as the loader words them. */
-static int walk_finding(walk *w, const char *rel, const char *code, const char *verb,
-			const char *detail)
-{
-	fbc_loc loc = {rel, 0};
-
-	return fbc_diags_add(w->diags, code, &loc, NULL, NULL, NULL, "%s %s: %s", verb, rel,
-			     detail);
-}
-
-static int add_ignore(walk *w, const char *dir_rel, const char *tpath, fbc_error *err)
-{
-	fbc_tree_blob b = {0};
-	fbc_error e2;
-	int rc;
-
-	if (fbc_tree_read(w->t, &b, tpath, w->lim->max_file_bytes, &e2) != 0)
-		return 0; /* an unreadable .indexignore adds no patterns, as the loader */
-	rc = fbc_ignore_add_file(w->ig, dir_rel, b.data ? b.data : "", b.len, err);
-	fbc_tree_blob_release(w->t, &b);
-	return rc;
-}
-
-static int walk_dir(walk *w, const char *rel, int depth, fbc_error *err)
-{
-	fbc_vec v;
-	char *tdir = NULL;
-	int rc = 0;
-
-	fbc_vec_init(&v, sizeof(fbc_tree_entry));
-	if (depth > 64)
-		return walk_finding(w, rel, "LIMIT", "open", "directories nested too deep");
-	tdir = *w->root ? (*rel ? fbc_tree_join(w->root, rel) : strdup(w->root)) : strdup(rel);
-	if (!tdir)
-		return fbc_error_set(err, FBC_ENOMEM, rel, "out of memory");
-	if (fbc_tree_list(w->t, &v, tdir, err) != 0) {
-		rc = walk_finding(w, *rel ? rel : ".", "L1", "open", err->message);
-		goto done;
-	}
-	fbc_tree_entries_sort(&v);
-	for (size_t i = 0; i < v.len && rc == 0; i++) {
-		fbc_tree_entry *e = FBC_VEC_AT(&v, fbc_tree_entry, i);
-		char *crel = fbc_tree_join(rel, e->name), *tpath = fbc_tree_join(tdir, e->name);
-		fbc_tree_entry tgt = {0};
-		walk_file *f;
-
-		if (!crel || !tpath) {
-			rc = fbc_error_set(err, FBC_ENOMEM, rel, "out of memory");
-		} else if (++w->seen > w->lim->max_files * 4 + 1024) {
-			rc = walk_finding(w, crel, "LIMIT", "open",
-					  "the tree has too many entries");
-			free(crel);
-			free(tpath);
-			break;
-		} else if (e->kind == FBC_TREE_DIR) {
-			rc = walk_dir(w, crel, depth + 1, err);
-		} else if (e->kind == FBC_TREE_LINK) {
-			fbc_error e2;
-			int frc = fbc_tree_follow(w->t, &tgt, tpath, &e2);
-			const char *inside = NULL;
-
-			if (frc == 0) {
-				size_t rl = strlen(w->root);
-
-				inside =
-					!*w->root ? tgt.name
-					: strncmp(tgt.name, w->root, rl) == 0 && tgt.name[rl] == '/'
-						? tgt.name + rl + 1
-						: NULL;
-			}
-			if (frc != 0)
-				rc = walk_finding(w, crel, "L1", "open", e2.message);
-			else if (!inside)
-				rc = walk_finding(w, crel, "L1", "open",
-						  "symlink resolves outside the catalog root");
-			else if (tgt.kind == FBC_TREE_DIR)
-				rc = walk_finding(w, crel, "L1", "read", "is a directory");
-			else if (tgt.kind != FBC_TREE_FILE)
-				rc = walk_finding(w, crel, "L1", "read", "not a regular file");
-			else if (strcmp(e->name, ".indexignore") == 0)
-				rc = add_ignore(w, rel, tgt.name, err);
-			else if (!(f = fbc_vec_push(&w->files)) || !(f->rel = strdup(crel)) ||
-				 !(f->target = strdup(tgt.name)))
-				rc = fbc_error_set(err, FBC_ENOMEM, rel, "out of memory");
-			fbc_tree_entry_dispose(&tgt);
-		} else if (strcmp(e->name, ".indexignore") == 0) {
-			rc = add_ignore(w, rel, tpath, err);
-		} else if (e->kind != FBC_TREE_FILE) {
-			rc = walk_finding(w, crel, "L1", "read", "not a regular file");
-		} else if (!(f = fbc_vec_push(&w->files)) || !(f->rel = strdup(crel)) ||
-			   !(f->target = strdup(tpath))) {
-			rc = fbc_error_set(err, FBC_ENOMEM, rel, "out of memory");
-		}
-		free(crel);
-		free(tpath);
-	}
-done:
-	fbc_tree_entries_dispose(&v);
-	free(tdir);
-	return rc;
-}
-
-static int on_meta(void *ctx, const fbc_meta *meta, fbc_error *err)
-{
-	void **pair = ctx;
-
-	return fbc_catalog_add_meta(pair[0], meta, pair[1], err);
-}
-
-/* Load the catalog at dir of t into a linked, validated catalog. */
+/* Load the catalog at dir of t into a linked, validated catalog: the loader's own tree walk
+ * (service/load over fbc_tree), exactly as `fbcd validate` and the ingest read catalogs. */
 static int load_tree(fbc_catalog **out, fbc_tree *t, const char *dir, fbc_diags *diags,
 		     fbc_error *err)
 {
-	walk w = {0};
+	fbc_tree *sub = NULL;
 	fbc_catalog *cat = NULL;
-	fbc_load_limits lim;
-	size_t total = 0;
 	int rc;
 
-	fbc_load_limits_default(&lim);
-	w.t = t;
-	w.root = dir;
-	w.diags = diags;
-	w.lim = &lim;
-	fbc_vec_init(&w.files, sizeof(walk_file));
-	if ((rc = fbc_ignore_create(&w.ig, err)) != 0 ||
-	    (rc = fbc_catalog_create(&cat, &lim, err)) != 0 || (rc = walk_dir(&w, "", 0, err)) != 0)
-		goto done;
-	for (size_t i = 0; i < w.files.len && rc == 0; i++) {
-		walk_file *f = FBC_VEC_AT(&w.files, walk_file, i);
-		fbc_tree_blob b = {0};
-		fbc_error e2;
-		void *pair[2] = {cat, diags};
-		fbc_loc loc = {f->rel, 0};
-		int r;
-
-		if (fbc_ignore_match(w.ig, f->rel))
-			continue;
-		if (i >= lim.max_files) {
-			rc = fbc_diags_add(diags, "LIMIT", &loc, NULL, NULL, NULL,
-					   "more than %zu files", lim.max_files);
-			break;
-		}
-		r = fbc_tree_read(t, &b, f->target, lim.max_file_bytes, &e2);
-		if (r == FBC_ELIMIT) {
-			rc = fbc_diags_add(diags, "LIMIT", &loc, NULL, NULL, NULL, "%s: %s", f->rel,
-					   e2.message);
-			continue;
-		}
-		if (r != 0) {
-			rc = fbc_diags_add(diags, "L1", &loc, NULL, NULL, NULL, "open %s: %s",
-					   f->rel, e2.message);
-			continue;
-		}
-		total += b.len;
-		if (total > lim.max_total_bytes) {
-			fbc_tree_blob_release(t, &b);
-			rc = fbc_diags_add(diags, "LIMIT", &loc, NULL, NULL, NULL,
-					   "the catalog is over %zu bytes", lim.max_total_bytes);
-			break;
-		}
-		rc = fbc_load_buffer(f->rel, b.data ? b.data : "", b.len, &lim, on_meta, pair,
-				     diags, err);
-		fbc_tree_blob_release(t, &b);
-	}
-	if (rc == 0 && (rc = fbc_catalog_link(cat, err)) == 0)
+	if (*dir && (rc = fbc_tree_sub(&sub, t, dir, err)) != 0)
+		return rc;
+	rc = fbc_catalog_load_tree(&cat, sub ? sub : t, NULL, diags, err);
+	if (rc == 0)
 		rc = fbc_validate(cat, NULL, diags, err);
 	if (rc == 0) {
 		fbc_diags_sort(diags);
 		*out = cat;
 		cat = NULL;
 	}
-done:
-	for (size_t i = 0; i < w.files.len; i++) {
-		free(FBC_VEC_AT(&w.files, walk_file, i)->rel);
-		free(FBC_VEC_AT(&w.files, walk_file, i)->target);
-	}
-	fbc_vec_dispose(&w.files);
-	fbc_ignore_free(w.ig);
 	fbc_catalog_free(cat);
+	fbc_tree_free(sub);
 	return rc;
 }
 

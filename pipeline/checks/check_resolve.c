@@ -106,16 +106,6 @@ int chk_run_resolve(chk_ctx *c, chk_out *o, fbc_error *err)
 	return chk_summary(o, "%zu channel heads resolved (classic semantics)", n);
 }
 
-int chk_run_bundles(chk_ctx *c, chk_out *o, fbc_error *err)
-{
-	if (c->bundles.len == 0)
-		return chk_summary(o, "no bundle directory is touched");
-	return chk_skip(o,
-			"%zu bundle directories touched, but the registry+v1 bundle validator "
-			"(service/bundle) is not in this build yet: bundles are not checked",
-			c->bundles.len);
-}
-
 int chk_run_templates(chk_ctx *c, chk_out *o, fbc_error *err)
 {
 	if (c->templates.len == 0 && c->bundles.len == 0)

@@ -31,6 +31,9 @@ cat > "$T/exceptions" <<'EOF'
 9025 graph:G5 default channel fast-v0 -> fast-v1 with no upgrade from v0.3.0 (clusterpulse)
 9194 graph:G5 default channel fast-v0 -> fast-v1 with no upgrade from v0.3.0 (clusterpulse, v4.21)
 9631 graph:G5 channel stable-v1 removed (cat-facts-operator)
+7957 bundles:read operators/aws-neuron-operator/0.0.2 has no manifests/ and metadata/: not a registry+v1 bundle
+8193 bundles:version-dir operators/node-healthcheck-operator/0.8.1 holds a CSV whose spec.version is 0.8.0
+8648 bundles:version-dir operators/aws-neuron-operator/0.0.4 holds a CSV whose spec.version is 0.1.2
 EOF
 mkdir -p "$T/prs"
 n=0
@@ -86,14 +89,15 @@ PY
 git clone -q "$REPO" "$T/w"
 W="$T/w"
 CAT=catalogs/v4.20/kepler-operator/catalog.yaml
-# mutate NAME SCRIPT: branch NAME from main with SCRIPT's change committed
+# mutate NAME SCRIPT [FROM]: branch NAME from FROM (origin/main) with SCRIPT's change committed
 mutate() {
-	(cd "$W" && git checkout -qf -B "$1" origin/main && sh -c "$2" && git add -A &&
+	(cd "$W" && git checkout -qf -B "$1" "${3:-origin/main}" && sh -c "$2" && git add -A &&
 		git commit -qm "$1") >/dev/null 2>&1 || fail "cannot make mutation $1"
 }
-# owns NAME CHECK CODE PATH LINE: only CHECK fails (permissions aside), with CODE at PATH:LINE
+# owns NAME CHECK CODE PATH LINE [BASE]: only CHECK fails (permissions aside), with CODE at
+# PATH:LINE, the pull request being NAME against BASE (origin/main)
 owns() {
-	run pr check --repo "$W" --base origin/main --head "$1" --output json
+	run pr check --repo "$W" --base "${6:-origin/main}" --head "$1" --output json
 	if python3 - "$T/out" "$2" "$3" "$4" "$5" <<'PY'; then pass; else fail "mutation $1"; fi
 import json, sys
 doc = json.load(open(sys.argv[1]))
@@ -120,8 +124,13 @@ CSV=$(cd "$W" && git ls-files 'operators/kaoto-operator/*/manifests/*clusterserv
 mutate modified "echo '# edited' >> $CSV"
 owns modified changes bundle-modified "$CSV" 0
 
-mutate twopkgs "mkdir -p operators/kaoto-operator/9.9.9/manifests && echo k > operators/kaoto-operator/9.9.9/manifests/a.yaml && echo '# x' >> operators/kepler-operator/ci.yaml"
-owns twopkgs changes many-packages operators/kepler-operator/ci.yaml 0
+# a real pull request adding a kaoto-operator bundle, plus a touch of another package
+git -C "$W" fetch -q origin refs/pull/10029/head:pr10029
+mutate twopkgs "echo '# x' >> operators/kepler-operator/ci.yaml" pr10029
+owns twopkgs changes many-packages operators/kepler-operator/ci.yaml 0 pr10029^
+
+mutate nocsv "git rm -q operators/kaoto-operator/2.11.0/manifests/*clusterserviceversion*" pr10029
+owns nocsv bundles B3 operators/kaoto-operator/2.11.0/manifests 1 pr10029^
 
 mutate outside "mkdir -p docs && echo x > docs/notes.md"
 owns outside changes outside-layout docs/notes.md 0

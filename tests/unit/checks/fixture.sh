@@ -3,6 +3,8 @@
 # config.yaml, packages foo (reviewers Alice) and bar (no ci.yaml reviewers), one
 # bundle directory, catalogs v4.16 and v4.18 (csv-metadata only by the v4.17+ rule).
 set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+cp "$here/mkbundle.sh" "$here/crd.yaml" "$1/"
 cd "$1"
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@x GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@x
 export GIT_CONFIG_NOSYSTEM=1 HOME="$1"
@@ -18,8 +20,7 @@ allowed_bundle_registries: [quay.io/ok/]
 EOF
 printf 'reviewers:\n  - Alice\nupdateGraph: replaces-mode\n' > operators/foo/ci.yaml
 printf 'updateGraph: replaces-mode\n' > operators/bar/ci.yaml
-printf 'kind: ClusterServiceVersion\nmetadata:\n  name: foo.v1.0.0\n' \
-	> operators/foo/1.0.0/manifests/foo.clusterserviceversion.yaml
+sh ../mkbundle.sh foo 1.0.0 "" ../crd.yaml
 catalog() { # $1 = entries block
 	printf -- '---\nschema: olm.package\nname: foo\ndefaultChannel: stable\n'
 	printf -- '---\nschema: olm.channel\npackage: foo\nname: stable\nentries:\n%s' "$1"

@@ -143,15 +143,16 @@ static void changes__one_bundle_added_passes(void **state)
 {
 	fbc_checks_result *r;
 
-	change("mkdir -p operators/foo/2.0.0/manifests && echo k > "
-	       "operators/foo/2.0.0/manifests/csv.yaml");
+	change("sh ../mkbundle.sh foo 2.0.0 1.0.0 ../crd.yaml");
 	r = run();
+	assert_int_equal(check(r, "bundles")->conclusion, FBC_CONCL_SUCCESS);
+	assert_int_equal(check(r, "crds")->conclusion, FBC_CONCL_SUCCESS);
+	assert_non_null(strstr(check(r, "crds")->summary, "1 CRD upgrades compared"));
 	assert_int_equal(check(r, "changes")->conclusion, FBC_CONCL_SUCCESS);
 	assert_int_equal(r->changes.n_bundles_added, 1);
 	assert_string_equal(r->changes.bundles_added[0], "operators/foo/2.0.0");
 	assert_string_equal(r->changes.packages[0], "foo");
 	assert_string_equal(failing(r), "");
-	assert_int_equal(check(r, "bundles")->conclusion, FBC_CONCL_SKIPPED);
 	assert_int_equal(check(r, "permissions")->conclusion, FBC_CONCL_SUCCESS);
 	assert_int_equal(r->conclusion, FBC_CONCL_SUCCESS);
 	fbc_checks_result_free(r);
@@ -187,8 +188,7 @@ static void changes__second_package_touched(void **state)
 {
 	fbc_checks_result *r;
 
-	change("mkdir -p operators/foo/2.0.0 && echo k > operators/foo/2.0.0/csv.yaml && "
-	       "echo 'merge: false' >> operators/bar/ci.yaml");
+	change("sh ../mkbundle.sh foo 2.0.0 1.0.0 && echo 'merge: false' >> operators/bar/ci.yaml");
 	r = run_as("main", "alice", "Maint");
 	expect(r, "changes", "many-packages", "operators/bar/ci.yaml", 0);
 	assert_string_equal(failing(r), "changes ");
@@ -468,6 +468,77 @@ static void graph__G6_unreachable_new_bundle(void **state)
 	fbc_checks_result_free(r);
 }
 
+/* --------------------------------------------------------------------- crds */
+
+static void crds__served_version_removed_fails(void **state)
+{
+	fbc_checks_result *r;
+
+	change("sed '/- name: v1beta1/,$d' ../crd.yaml > ../crd2.yaml && "
+	       "sh ../mkbundle.sh foo 2.0.0 1.0.0 ../crd2.yaml");
+	r = run();
+	expect(r, "crds", "served-version-removed", "operators/foo/2.0.0/manifests/crd.yaml", 0);
+	assert_string_equal(failing(r), "crds ");
+	fbc_checks_result_free(r);
+}
+
+static void crds__v1_safety_rules_warn(void **state)
+{
+	static const char *const codes[] = {"scope-changed",  "field-removed",	 "type-changed",
+					    "enum-narrowed",  "bound-tightened", "default-changed",
+					    "required-added", "pattern"};
+	fbc_checks_result *r;
+	const fbc_check_result *c;
+
+	change("sed -e 's/scope: Namespaced/scope: Cluster/' -e '/name: {type: string}/d' "
+	       "-e 's/enum: \\[a, b\\]/enum: [a], pattern: \"^a$\"/' "
+	       "-e 's/minimum: 1, default: 1/minimum: 2, default: 2/' "
+	       "-e 's/required: \\[size\\]/required: [size, mode]/' "
+	       "-e 's/tags: {type: array/tags: {type: string/' ../crd.yaml > ../crd3.yaml && "
+	       "sh ../mkbundle.sh foo 2.0.0 1.0.0 ../crd3.yaml");
+	r = run();
+	c = check(r, "crds");
+	assert_int_equal(c->conclusion, FBC_CONCL_WARNING);
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		if (!finding(r, "crds", codes[i]))
+			fail_msg("no crds/%s warning", codes[i]);
+	assert_string_equal(failing(r), "");
+	fbc_checks_result_free(r);
+}
+
+static void crds__same_crd_is_clean(void **state)
+{
+	fbc_checks_result *r;
+
+	change("sh ../mkbundle.sh foo 2.0.0 1.0.0 ../crd.yaml");
+	r = run();
+	assert_int_equal(check(r, "crds")->n_findings, 0);
+	fbc_checks_result_free(r);
+}
+
+static void bundles__broken_bundle_fails_at_file(void **state)
+{
+	fbc_checks_result *r;
+
+	change("sh ../mkbundle.sh foo 2.0.0 1.0.0 && sed -i 's/version: 2.0.0/version: 2.0.1/' "
+	       "operators/foo/2.0.0/manifests/foo.clusterserviceversion.yaml && "
+	       "sed -i 's/package.v1: foo/package.v1: other/' "
+	       "operators/foo/2.0.0/metadata/annotations.yaml");
+	r = run();
+	expect(r, "bundles", "version-dir",
+	       "operators/foo/2.0.0/manifests/foo.clusterserviceversion.yaml", 0);
+	expect(r, "bundles", "package-name", "operators/foo/2.0.0/metadata/annotations.yaml", 5);
+	fbc_checks_result_free(r);
+	change("mkdir -p operators/foo/2.0.0/manifests operators/foo/2.0.0/metadata && echo 'a: 1' "
+	       "> "
+	       "operators/foo/2.0.0/manifests/x.yaml && cp operators/foo/1.0.0/metadata/* "
+	       "operators/foo/2.0.0/metadata/");
+	r = run();
+	assert_int_equal(check(r, "bundles")->conclusion, FBC_CONCL_FAILURE);
+	assert_string_equal(failing(r), "bundles ");
+	fbc_checks_result_free(r);
+}
+
 /* ------------------------------------------------------------------ resolve */
 
 static void resolve__unsatisfiable_dependency(void **state)
@@ -593,6 +664,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(graph__G4_head_went_back),
 		cmocka_unit_test(graph__G5_channel_removed),
 		cmocka_unit_test(graph__G6_unreachable_new_bundle),
+		cmocka_unit_test(crds__served_version_removed_fails),
+		cmocka_unit_test(crds__v1_safety_rules_warn),
+		cmocka_unit_test(crds__same_crd_is_clean),
+		cmocka_unit_test(bundles__broken_bundle_fails_at_file),
 		cmocka_unit_test(resolve__unsatisfiable_dependency),
 		cmocka_unit_test(run__missing_revisions_and_unrelated_histories),
 		cmocka_unit_test(run__config_yaml_not_yaml),
