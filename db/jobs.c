@@ -7,26 +7,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define JOB_JSON                                                                                                                                                     \
-	"json_build_object('id', j.id, 'kind', j.kind, 'key', j.key, 'repository', j.repository, "                                                                   \
-	"'payload', j.payload, 'state', j.state, 'priority', j.priority, 'ordered', j.ordered, "                                                                     \
-	"'attempts', j.attempts, 'maxAttempts', j.max_attempts, 'runAfter', " DB_TS(                                                                                 \
-		"j.run_after") ", 'leaseUntil', " DB_TS("j.lease_until") ", 'worker', j.worker, "                                                                    \
-									 "'error', j.error, "                                                                        \
-									 "'result', j.result, "                                                                      \
-									 "'createdAt', " DB_TS("j"                                                                   \
-											       "."                                                                   \
-											       "c"                                                                   \
-											       "r"                                                                   \
-											       "e"                                                                   \
-											       "a"                                                                   \
-											       "t"                                                                   \
-											       "e"                                                                   \
-											       "d"                                                                   \
-											       "_"                                                                   \
-											       "a"                                                                   \
-											       "t") ", 'updatedAt', " DB_TS("j.updated_at") ", 'startedAt', " DB_TS( \
-										 "j.started_at") ", 'finishedAt', " DB_TS("j.finished_at") ")"
+/* clang-format off */
+#define JOB_JSON                                                                              \
+	"json_build_object('id', j.id, 'kind', j.kind, 'key', j.key, "                        \
+	"'repository', j.repository, 'payload', j.payload, 'state', j.state, "                 \
+	"'priority', j.priority, 'ordered', j.ordered, 'attempts', j.attempts, "              \
+	"'maxAttempts', j.max_attempts, "                                                     \
+	"'runAfter', " DB_TS("j.run_after") ", "                                              \
+	"'leaseUntil', " DB_TS("j.lease_until") ", "                                          \
+	"'worker', j.worker, 'error', j.error, 'result', j.result, "                          \
+	"'createdAt', " DB_TS("j.created_at") ", "                                            \
+	"'updatedAt', " DB_TS("j.updated_at") ", "                                            \
+	"'startedAt', " DB_TS("j.started_at") ", "                                            \
+	"'finishedAt', " DB_TS("j.finished_at") ")"
+#define EVENTS_JSON                                                                           \
+	"coalesce(jsonb_agg(jsonb_build_object('at', " DB_TS("e.at") ", "                     \
+	"'from', e.from_state, 'to', e.to_state, 'attempt', e.attempt, "                      \
+	"'worker', e.worker, 'reason', e.reason) ORDER BY e.id), '[]')"
+/* clang-format on */
 
 void fbc_db_job_dispose(fbc_db_job *job)
 {
@@ -483,15 +481,10 @@ int fbc_db_job_list(json_t **out, fbc_db *db, const fbc_db_job_filter *f, const 
 int fbc_db_job_get(json_t **out, fbc_db *db, int64_t id, fbc_error *err)
 {
 	static const db_stmt st = {"job_get",
-				   "SELECT " JOB_JSON
-				   "::jsonb || jsonb_build_object('events', (SELECT "
-				   "coalesce(jsonb_agg(jsonb_build_object('at', " DB_TS(
-					   "e.at") ", 'from', "
-						   "e.from_state, 'to', e.to_state, 'attempt', "
-						   "e.attempt, 'worker', e.worker, "
-						   "'reason', e.reason) ORDER BY e.id), '[]') FROM "
-						   "job_events e WHERE e.job_id = "
-						   "j.id)) FROM jobs j WHERE j.id = $1",
+				   "SELECT " JOB_JSON "::jsonb || jsonb_build_object('events', "
+				   "(SELECT " EVENTS_JSON
+				   " FROM job_events e WHERE e.job_id = j.id)) "
+				   "FROM jobs j WHERE j.id = $1",
 				   1};
 	char num[24];
 
