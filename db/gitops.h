@@ -114,6 +114,66 @@ int fbc_db_job_list(json_t **out, fbc_db *db, const fbc_db_job_filter *f, const 
 		    fbc_error *err);
 int fbc_db_job_get(json_t **out, fbc_db *db, int64_t id, fbc_error *err);
 
+/* -------------------------------------------------------- repositories */
+
+/* A repository (pipeline.md §2) as JSON, in and out:
+ *   {"name", "url", "branch", "forge": {"kind", "api", "project", "report"},
+ *    "credentials": {"tokenFile", "tokenEnv", "sshKeyFile",
+ *                    "webhookSecretFile", "webhookSecretEnv"},
+ *    "pollSeconds", "catalogs"|null, "publish"|null}
+ * Output adds "origin" ("api"|"config"), "headCommit"|null, "fetchedAt"|null,
+ * "createdAt", "updatedAt". Credentials are references only: a file path or
+ * an environment variable name; any other key there is refused. */
+
+/* Check a repository document (full, with defaults filled in place:
+ * branch main, forge {kind none, report checks}, pollSeconds 300).
+ * FBC_EINVAL with the field in err->where. */
+int fbc_db_repo_check(json_t *spec, fbc_error *err);
+/* Insert (FBC_ECONFLICT when the name exists) or, with upsert, insert or
+ * replace. origin is "api" or "config". */
+int fbc_db_repo_put(json_t **out, fbc_db *db, json_t *spec, const char *origin, bool upsert,
+		    fbc_error *err);
+/* Apply a JSON merge patch (RFC 7386) to the stored document, check it, store
+ * it. The name cannot change. */
+int fbc_db_repo_patch(json_t **out, fbc_db *db, const char *name, const json_t *patch,
+		      fbc_error *err);
+int fbc_db_repo_get(json_t **out, fbc_db *db, const char *name, fbc_error *err);
+/* By name. */
+int fbc_db_repo_list(json_t **out, fbc_db *db, const fbc_db_page *page, fbc_error *err);
+int fbc_db_repo_delete(fbc_db *db, const char *name, fbc_error *err);
+/* The repository whose forge (kind) project equals project (or, GitLab, the
+ * numeric project id). FBC_ENOTFOUND when none. */
+int fbc_db_repo_find_by_project(json_t **out, fbc_db *db, const char *kind, const char *project,
+				const char *project_id, fbc_error *err);
+
+/* ---------------------------------------------------------- deliveries */
+
+typedef struct fbc_db_delivery {
+	const char *forge, *delivery_id, *event, *action, *repository, *head_sha;
+	long pull_request; /* 0 = none */
+} fbc_db_delivery;
+
+/* Pull-request bookkeeping done with a delivery (may be NULL). */
+typedef struct fbc_db_pull_update {
+	long number;
+	const char *state; /* open, closed, merged */
+	const char *head_sha, *base_ref, *author, *title;
+	const char *approver; /* added to the approvals, or NULL */
+} fbc_db_pull_update;
+
+/* Store a verified delivery, update its pull request and enqueue its jobs
+ * (NULL-terminated array, may be NULL), all in one transaction. *dup is
+ * true (and nothing changes) when the delivery id was already stored.
+ * *job_id receives the first job's id (0 when none). */
+int fbc_db_delivery_store(bool *dup, int64_t *job_id, fbc_db *db, const fbc_db_delivery *d,
+			  const fbc_db_pull_update *pull, const struct fbc_db_job_spec *const *jobs,
+			  fbc_error *err);
+/* The pull request as stored: {"repository", "number", "state", "headSha",
+ * "baseRef", "author", "title", "approvals": [...], "updatedAt"} plus
+ * "checks": every pr.check result, newest first [{"headSha", "conclusion",
+ * "result", "job", "createdAt"}] and "jobs": its pr.check jobs. */
+int fbc_db_pull_get(json_t **out, fbc_db *db, const char *repository, long number, fbc_error *err);
+
 /* ------------------------------------------------------------ listener */
 
 /* A dedicated connection LISTENing on a channel, outside the pool. */

@@ -81,6 +81,18 @@ int fbc_http_reg_latest_entries_that_provide(fbc_http_req *req, fbc_http_resp *r
 int fbc_http_reg_list_bundles(fbc_http_req *req, fbc_http_resp *resp);
 int fbc_http_reg_list_packages(fbc_http_req *req, fbc_http_resp *resp);
 
+/* repositories.c */
+int fbc_http_pull_get(fbc_http_req *req, fbc_http_resp *resp);
+int fbc_http_repo_create(fbc_http_req *req, fbc_http_resp *resp);
+int fbc_http_repo_delete(fbc_http_req *req, fbc_http_resp *resp);
+int fbc_http_repo_get(fbc_http_req *req, fbc_http_resp *resp);
+int fbc_http_repo_list(fbc_http_req *req, fbc_http_resp *resp);
+int fbc_http_repo_patch(fbc_http_req *req, fbc_http_resp *resp);
+
+/* webhooks.c */
+int fbc_http_webhook_github(fbc_http_req *req, fbc_http_resp *resp);
+int fbc_http_webhook_gitlab(fbc_http_req *req, fbc_http_resp *resp);
+
 /* jobs.c */
 int fbc_http_job_cancel(fbc_http_req *req, fbc_http_resp *resp);
 int fbc_http_job_get(fbc_http_req *req, fbc_http_resp *resp);

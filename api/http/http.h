@@ -63,6 +63,10 @@ typedef struct fbc_http_req {
 	const char *if_range; /* an entity tag */
 	const char *body;     /* NUL-terminated; NULL when there was none */
 	size_t body_len;
+	/* Any other header by name (webhook signatures, event names); NULL
+	 * when absent or when the request did not come from the server. */
+	const char *(*header_fn)(void *header_ctx, const char *name);
+	void *header_ctx;
 	unsigned scopes; /* granted by the credentials presented (FBC_SCOPE_* bits) */
 	void *app;	 /* the application context given to the server */
 	void *ctx;	 /* handler-private (arena-owned), NULL at first */
@@ -112,6 +116,8 @@ char *fbc_http_route_allow(const fbc_http_route *routes, size_t n, const char *p
 
 const char *fbc_http_param(const fbc_http_req *req, const char *name);
 const char *fbc_http_query(const fbc_http_req *req, const char *name);
+/* A request header by name (case-insensitive), NULL when absent. */
+const char *fbc_http_header(const fbc_http_req *req, const char *name);
 
 /* ---- responses (http_json.c) ---- */
 

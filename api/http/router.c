@@ -105,3 +105,8 @@ const char *fbc_http_query(const fbc_http_req *req, const char *name)
 	}
 	return NULL;
 }
+
+const char *fbc_http_header(const fbc_http_req *req, const char *name)
+{
+	return req->header_fn ? req->header_fn(req->header_ctx, name) : NULL;
+}

@@ -328,8 +328,15 @@ static enum MHD_Result queue(struct fbc_http_server *srv, struct MHD_Connection 
 	return ret;
 }
 
+static const char *lookup_header(void *ctx, const char *name)
+{
+	return MHD_lookup_connection_value(ctx, MHD_HEADER_KIND, name);
+}
+
 static void fill_headers(fbc_http_req *req, struct MHD_Connection *conn)
 {
+	req->header_fn = lookup_header;
+	req->header_ctx = conn;
 	req->content_type =
 		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 	req->if_none_match =

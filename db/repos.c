@@ -1,0 +1,520 @@
+/* Watched repositories, webhook deliveries and pull requests (gitops.h). */
+#include "db/gitops.h"
+#include "db/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SPEC_MAX_BYTES (64u * 1024)
+
+/* clang-format off */
+#define REPO_JSON                                                                             \
+	"jsonb_build_object('name', r.name, 'url', r.url, 'branch', r.branch, "               \
+	"'forge', jsonb_strip_nulls(jsonb_build_object('kind', r.forge_kind, "                \
+	"'api', r.forge_api, 'project', r.forge_project, 'report', r.forge_report)), "        \
+	"'credentials', jsonb_strip_nulls(jsonb_build_object('tokenFile', r.token_file, "     \
+	"'tokenEnv', r.token_env, 'sshKeyFile', r.ssh_key_file, "                             \
+	"'webhookSecretFile', r.webhook_secret_file, "                                       \
+	"'webhookSecretEnv', r.webhook_secret_env)), "                                        \
+	"'pollSeconds', r.poll_seconds, 'catalogs', r.catalogs, 'publish', r.publish, "       \
+	"'origin', r.origin, 'headCommit', r.head_commit, "                                   \
+	"'fetchedAt', " DB_TS("r.fetched_at") ", "                                            \
+	"'createdAt', " DB_TS("r.created_at") ", 'updatedAt', " DB_TS("r.updated_at") ")"
+/* clang-format on */
+
+static bool dns_label(const char *s)
+{
+	size_t n = strlen(s);
+	if (n < 1 || n > 63 || s[0] == '-' || s[n - 1] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+			return false;
+	return true;
+}
+
+static bool env_name(const char *s)
+{
+	size_t n = strlen(s);
+	if (n < 1 || n > 128 || (s[0] >= '0' && s[0] <= '9'))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return false;
+	return true;
+}
+
+static bool printable(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+	if (n < 1 || n > max)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	return true;
+}
+
+static int str_field(json_t *o, const char *key, const char *where, bool required, fbc_error *err)
+{
+	json_t *v = json_object_get(o, key);
+	if (!v || json_is_null(v)) {
+		if (required)
+			return fbc_error_set(err, FBC_EINVAL, where, "required");
+		json_object_del(o, key);
+		return 0;
+	}
+	if (!json_is_string(v) || !printable(json_string_value(v), 2048))
+		return fbc_error_set(err, FBC_EINVAL, where,
+				     "must be a string of 1 to 2048 printable bytes");
+	return 0;
+}
+
+static int check_forge(json_t *spec, fbc_error *err)
+{
+	json_t *f = json_object_get(spec, "forge"), *v;
+	const char *k;
+
+	if (!f || json_is_null(f)) {
+		json_object_set_new(spec, "forge",
+				    json_pack("{s:s,s:s}", "kind", "none", "report", "checks"));
+		return 0;
+	}
+	if (!json_is_object(f))
+		return fbc_error_set(err, FBC_EINVAL, "forge", "must be an object");
+	json_object_foreach(f, k, v)
+	{
+		if (strcmp(k, "kind") && strcmp(k, "api") && strcmp(k, "project") &&
+		    strcmp(k, "report"))
+			return fbc_error_set(err, FBC_EINVAL, "forge", "unknown field '%.64s'", k);
+	}
+	if (!json_object_get(f, "kind") || json_is_null(json_object_get(f, "kind")))
+		json_object_set_new(f, "kind", json_string("none"));
+	if (!json_object_get(f, "report") || json_is_null(json_object_get(f, "report")))
+		json_object_set_new(f, "report", json_string("checks"));
+	const char *kind = json_string_value(json_object_get(f, "kind"));
+	const char *report = json_string_value(json_object_get(f, "report"));
+	if (!kind || (strcmp(kind, "github") && strcmp(kind, "gitlab") && strcmp(kind, "none")))
+		return fbc_error_set(err, FBC_EINVAL, "forge.kind", "github, gitlab or none");
+	if (!report || (strcmp(report, "checks") && strcmp(report, "statuses")))
+		return fbc_error_set(err, FBC_EINVAL, "forge.report", "checks or statuses");
+	int rc;
+	if ((rc = str_field(f, "api", "forge.api", false, err)) ||
+	    (rc = str_field(f, "project", "forge.project", strcmp(kind, "none") != 0, err)))
+		return rc;
+	const char *api = json_string_value(json_object_get(f, "api"));
+	if (api && strncmp(api, "https://", 8) && strncmp(api, "http://", 7))
+		return fbc_error_set(err, FBC_EINVAL, "forge.api", "an http(s):// base URL");
+	if (!api && strcmp(kind, "none"))
+		json_object_set_new(f, "api",
+				    json_string(!strcmp(kind, "github")
+							? "https://api.github.com"
+							: "https://gitlab.com/api/v4"));
+	return 0;
+}
+
+static int check_credentials(json_t *spec, fbc_error *err)
+{
+	json_t *c = json_object_get(spec, "credentials"), *v;
+	const char *k;
+
+	if (!c || json_is_null(c)) {
+		json_object_set_new(spec, "credentials", json_object());
+		return 0;
+	}
+	if (!json_is_object(c))
+		return fbc_error_set(err, FBC_EINVAL, "credentials", "must be an object");
+	json_object_foreach(c, k, v)
+	{
+		bool file = !strcmp(k, "tokenFile") || !strcmp(k, "sshKeyFile") ||
+			    !strcmp(k, "webhookSecretFile");
+		bool env = !strcmp(k, "tokenEnv") || !strcmp(k, "webhookSecretEnv");
+
+		/* never echo the value: it may be a secret pasted by mistake */
+		if (!file && !env)
+			return fbc_error_set(err, FBC_EINVAL, "credentials",
+					     "unknown field '%.64s': credentials are references "
+					     "only (tokenFile, tokenEnv, sshKeyFile, "
+					     "webhookSecretFile, webhookSecretEnv)",
+					     k);
+		if (!json_is_string(v))
+			return fbc_error_set(err, FBC_EINVAL, "credentials", "%s must be a string",
+					     k);
+		const char *s = json_string_value(v);
+		if (file && (s[0] != '/' || !printable(s, 1024)))
+			return fbc_error_set(err, FBC_EINVAL, "credentials",
+					     "%s must be an absolute file path", k);
+		if (env && !env_name(s))
+			return fbc_error_set(err, FBC_EINVAL, "credentials",
+					     "%s must be an environment variable name", k);
+	}
+	return 0;
+}
+
+int fbc_db_repo_check(json_t *spec, fbc_error *err)
+{
+	json_t *v;
+	const char *k;
+	int rc;
+
+	if (!json_is_object(spec))
+		return fbc_error_set(err, FBC_EINVAL, "repository", "must be an object");
+	json_object_foreach(spec, k, v)
+	{
+		if (strcmp(k, "name") && strcmp(k, "url") && strcmp(k, "branch") &&
+		    strcmp(k, "forge") && strcmp(k, "credentials") && strcmp(k, "pollSeconds") &&
+		    strcmp(k, "catalogs") && strcmp(k, "publish") && strcmp(k, "origin") &&
+		    strcmp(k, "headCommit") && strcmp(k, "fetchedAt") && strcmp(k, "createdAt") &&
+		    strcmp(k, "updatedAt"))
+			return fbc_error_set(err, FBC_EINVAL, "repository", "unknown field '%.64s'",
+					     k);
+	}
+	v = json_object_get(spec, "name");
+	if (!json_is_string(v) || !dns_label(json_string_value(v)))
+		return fbc_error_set(err, FBC_EINVAL, "name",
+				     "a DNS-1123 label: lowercase letters, digits and '-', at most "
+				     "63");
+	if ((rc = str_field(spec, "url", "url", true, err)))
+		return rc;
+	const char *url = json_string_value(json_object_get(spec, "url"));
+	if (strncmp(url, "https://", 8) && strncmp(url, "http://", 7) &&
+	    strncmp(url, "ssh://", 6) && strncmp(url, "file://", 7) && strncmp(url, "git@", 4))
+		return fbc_error_set(err, FBC_EINVAL, "url",
+				     "https://, http://, ssh://, git@host:path or file://");
+	v = json_object_get(spec, "branch");
+	if (!v || json_is_null(v))
+		json_object_set_new(spec, "branch", json_string("main"));
+	else if (!json_is_string(v) || !printable(json_string_value(v), 255) ||
+		 strchr(json_string_value(v), ' ') || strstr(json_string_value(v), ".."))
+		return fbc_error_set(err, FBC_EINVAL, "branch", "a branch name");
+	v = json_object_get(spec, "pollSeconds");
+	if (!v || json_is_null(v))
+		json_object_set_new(spec, "pollSeconds", json_integer(300));
+	else if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 86400)
+		return fbc_error_set(err, FBC_EINVAL, "pollSeconds", "an integer from 0 to 86400");
+	if ((rc = check_forge(spec, err)) || (rc = check_credentials(spec, err)))
+		return rc;
+	const char *lists[] = {"catalogs", "publish"};
+	for (int i = 0; i < 2; i++) {
+		v = json_object_get(spec, lists[i]);
+		if (v && !json_is_null(v) && !json_is_array(v))
+			return fbc_error_set(err, FBC_EINVAL, lists[i], "must be a list");
+	}
+	char *text = json_dumps(spec, JSON_COMPACT);
+	size_t n = text ? strlen(text) : 0;
+	free(text);
+	if (n > SPEC_MAX_BYTES)
+		return fbc_error_set(err, FBC_ELIMIT, "repository", "larger than %u bytes",
+				     SPEC_MAX_BYTES);
+	return 0;
+}
+
+static const char *sget(json_t *o, const char *a, const char *b)
+{
+	json_t *v = json_object_get(o, a);
+	if (b)
+		v = json_object_get(v, b);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static char *jdump(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	return v && !json_is_null(v) ? json_dumps(v, JSON_COMPACT) : NULL;
+}
+
+int fbc_db_repo_put(json_t **out, fbc_db *db, json_t *spec, const char *origin, bool upsert,
+		    fbc_error *err)
+{
+	static const db_stmt ins = {
+		"repo_insert",
+		"WITH r AS (INSERT INTO repositories (name, url, branch, forge_kind, forge_api, "
+		"forge_project, forge_report, token_file, token_env, ssh_key_file, "
+		"webhook_secret_file, webhook_secret_env, poll_seconds, catalogs, publish, origin) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::integer, "
+		"$14::jsonb, $15::jsonb, $16) ON CONFLICT (name) DO UPDATE SET url = "
+		"EXCLUDED.url, branch = EXCLUDED.branch, forge_kind = EXCLUDED.forge_kind, "
+		"forge_api "
+		"= EXCLUDED.forge_api, forge_project = EXCLUDED.forge_project, forge_report = "
+		"EXCLUDED.forge_report, token_file = EXCLUDED.token_file, token_env = "
+		"EXCLUDED.token_env, ssh_key_file = EXCLUDED.ssh_key_file, webhook_secret_file = "
+		"EXCLUDED.webhook_secret_file, webhook_secret_env = EXCLUDED.webhook_secret_env, "
+		"poll_seconds = EXCLUDED.poll_seconds, catalogs = EXCLUDED.catalogs, publish = "
+		"EXCLUDED.publish, origin = EXCLUDED.origin, updated_at = now() WHERE $17 "
+		"RETURNING "
+		"*) SELECT " REPO_JSON " FROM r",
+		17};
+	char *cats = NULL, *pubs = NULL, poll[16];
+	int rc;
+
+	if ((rc = fbc_db_repo_check(spec, err)))
+		return rc;
+	snprintf(poll, sizeof(poll), "%lld",
+		 (long long)json_integer_value(json_object_get(spec, "pollSeconds")));
+	cats = jdump(spec, "catalogs");
+	pubs = jdump(spec, "publish");
+	const char *vals[17] = {sget(spec, "name", NULL),
+				sget(spec, "url", NULL),
+				sget(spec, "branch", NULL),
+				sget(spec, "forge", "kind"),
+				sget(spec, "forge", "api"),
+				sget(spec, "forge", "project"),
+				sget(spec, "forge", "report"),
+				sget(spec, "credentials", "tokenFile"),
+				sget(spec, "credentials", "tokenEnv"),
+				sget(spec, "credentials", "sshKeyFile"),
+				sget(spec, "credentials", "webhookSecretFile"),
+				sget(spec, "credentials", "webhookSecretEnv"),
+				poll,
+				cats,
+				pubs,
+				origin,
+				upsert ? "t" : "f"};
+	rc = db_query_json(out, db, &ins, vals, "repository", err);
+	if (rc == FBC_ENOTFOUND) /* the conflict branch did not apply */
+		rc = fbc_error_set(err, FBC_ECONFLICT, "name", "repository '%s' exists", vals[0]);
+	free(cats);
+	free(pubs);
+	return rc;
+}
+
+int fbc_db_repo_get(json_t **out, fbc_db *db, const char *name, fbc_error *err)
+{
+	static const db_stmt st = {"repo_get",
+				   "SELECT " REPO_JSON " FROM repositories r WHERE r.name = $1", 1};
+	return db_query_json(out, db, &st, (const char *[]){name}, "repository", err);
+}
+
+int fbc_db_repo_list(json_t **out, fbc_db *db, const fbc_db_page *page, fbc_error *err)
+{
+	static const db_stmt st = {"repo_list",
+				   "SELECT r.name, " REPO_JSON " FROM repositories r WHERE "
+				   "($1::text IS NULL OR r.name > $1) ORDER BY r.name LIMIT $2",
+				   2};
+	const char *vals[2];
+	char *key = NULL;
+	unsigned limit;
+	int rc;
+
+	if ((rc = db_page_args(&limit, &key, page, err)))
+		return rc;
+	vals[0] = key;
+	rc = db_query_page(out, db, &st, vals, 2, limit, err);
+	free(key);
+	return rc;
+}
+
+int fbc_db_repo_delete(fbc_db *db, const char *name, fbc_error *err)
+{
+	static const db_stmt st = {"repo_delete", "DELETE FROM repositories WHERE name = $1", 1};
+	PGresult *res = NULL;
+	int rc;
+
+	if ((rc = db_query(&res, db, &st, (const char *[]){name}, err)))
+		return rc;
+	if (strcmp(PQcmdTuples(res), "1") != 0)
+		rc = fbc_error_set(err, FBC_ENOTFOUND, "repository", "no repository '%s'", name);
+	PQclear(res);
+	return rc;
+}
+
+/* RFC 7386: null deletes, objects merge recursively, anything else replaces. */
+static int merge_patch(json_t *target, const json_t *patch)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)patch, k, v)
+	{
+		json_t *t = json_object_get(target, k);
+		if (json_is_null(v)) {
+			json_object_del(target, k);
+		} else if (json_is_object(v) && json_is_object(t)) {
+			if (merge_patch(t, v))
+				return -1;
+		} else if (json_object_set(target, k, v)) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int fbc_db_repo_patch(json_t **out, fbc_db *db, const char *name, const json_t *patch,
+		      fbc_error *err)
+{
+	json_t *cur = NULL, *n;
+	int rc;
+
+	if (!json_is_object(patch))
+		return fbc_error_set(err, FBC_EINVAL, "body", "a JSON merge patch object");
+	n = json_object_get(patch, "name");
+	if (n && !(json_is_string(n) && !strcmp(json_string_value(n), name)))
+		return fbc_error_set(err, FBC_EINVAL, "name", "a repository cannot be renamed");
+	if ((rc = fbc_db_repo_get(&cur, db, name, err)))
+		return rc;
+	const char *ro[] = {"origin", "headCommit", "fetchedAt", "createdAt", "updatedAt"};
+	for (size_t i = 0; i < sizeof(ro) / sizeof(ro[0]); i++)
+		json_object_del(cur, ro[i]);
+	if (merge_patch(cur, patch)) {
+		rc = fbc_error_set(err, FBC_ENOMEM, "body", "out of memory");
+		goto done;
+	}
+	/* the repository exists: an upsert replaces it (origin becomes api) */
+	rc = fbc_db_repo_put(out, db, cur, "api", true, err);
+done:
+	json_decref(cur);
+	return rc;
+}
+
+int fbc_db_repo_find_by_project(json_t **out, fbc_db *db, const char *kind, const char *project,
+				const char *project_id, fbc_error *err)
+{
+	static const db_stmt st = {
+		"repo_find_project",
+		"SELECT " REPO_JSON " FROM repositories r WHERE r.forge_kind = "
+		"$1 AND (lower(r.forge_project) = lower($2) OR r.forge_project = "
+		"$3) ORDER BY r.name LIMIT 1",
+		3};
+	return db_query_json(out, db, &st, (const char *[]){kind, project, project_id},
+			     "repository", err);
+}
+
+/* ---------------------------------------------------------- deliveries */
+
+struct delivery_ctx {
+	const fbc_db_delivery *d;
+	const fbc_db_pull_update *pull;
+	const struct fbc_db_job_spec *const *jobs;
+	bool dup;
+	int64_t job_id;
+};
+
+static int delivery_tx(fbc_db_conn *c, void *ctx, fbc_error *err)
+{
+	static const db_stmt ins = {
+		"delivery_insert",
+		"INSERT INTO webhook_deliveries (forge, delivery_id, event, action, repository, "
+		"pull_request, head_sha) VALUES ($1, $2, $3, $4, $5, $6::integer, $7) ON CONFLICT "
+		"(forge, delivery_id) DO NOTHING RETURNING id",
+		7};
+	static const db_stmt pull = {
+		"pull_upsert",
+		"INSERT INTO pulls (repository, number, state, head_sha, base_ref, author, title, "
+		"approvals) VALUES ($1, $2::integer, coalesce($3, 'open'), $4, $5, $6, $7, CASE "
+		"WHEN "
+		"$8::text IS NULL THEN '[]'::jsonb ELSE jsonb_build_array($8::text) END) ON "
+		"CONFLICT "
+		"(repository, number) DO UPDATE SET state = coalesce($3, pulls.state), head_sha = "
+		"coalesce($4, pulls.head_sha), base_ref = coalesce($5, pulls.base_ref), author = "
+		"coalesce($6, pulls.author), title = coalesce($7, pulls.title), approvals = CASE "
+		"WHEN $8::text IS NULL OR pulls.approvals ? $8::text THEN pulls.approvals ELSE "
+		"pulls.approvals || jsonb_build_array($8::text) END, updated_at = now()",
+		8};
+	static const db_stmt setjob = {
+		"delivery_set_job", "UPDATE webhook_deliveries SET job_id = $2 WHERE id = $1", 2};
+	struct delivery_ctx *x = ctx;
+	PGresult *res = NULL;
+	char pr[24], num[24], jid[24];
+	int rc;
+
+	snprintf(pr, sizeof(pr), "%ld", x->d->pull_request);
+	if ((rc = db_exec(&res, c, &ins,
+			  (const char *[]){x->d->forge, x->d->delivery_id, x->d->event,
+					   x->d->action, x->d->repository,
+					   x->d->pull_request ? pr : NULL, x->d->head_sha},
+			  NULL, NULL, 0, err)))
+		return rc;
+	if (PQntuples(res) < 1) {
+		x->dup = true;
+		PQclear(res);
+		return 0;
+	}
+	snprintf(num, sizeof(num), "%s", PQgetvalue(res, 0, 0));
+	PQclear(res);
+	res = NULL;
+	if (x->pull) {
+		snprintf(pr, sizeof(pr), "%ld", x->pull->number);
+		if ((rc = db_exec(&res, c, &pull,
+				  (const char *[]){x->d->repository, pr, x->pull->state,
+						   x->pull->head_sha, x->pull->base_ref,
+						   x->pull->author, x->pull->title,
+						   x->pull->approver},
+				  NULL, NULL, 0, err)))
+			return rc;
+		PQclear(res);
+		res = NULL;
+	}
+	for (size_t i = 0; x->jobs && x->jobs[i]; i++) {
+		int64_t id = 0;
+		if ((rc = db_job_enqueue_conn(&id, NULL, c, x->jobs[i], err)))
+			return rc;
+		if (i == 0)
+			x->job_id = id;
+	}
+	if (x->job_id) {
+		snprintf(jid, sizeof(jid), "%lld", (long long)x->job_id);
+		if ((rc = db_exec(&res, c, &setjob, (const char *[]){num, jid}, NULL, NULL, 0,
+				  err)))
+			return rc;
+		PQclear(res);
+	}
+	return 0;
+}
+
+int fbc_db_delivery_store(bool *dup, int64_t *job_id, fbc_db *db, const fbc_db_delivery *d,
+			  const fbc_db_pull_update *pull, const struct fbc_db_job_spec *const *jobs,
+			  fbc_error *err)
+{
+	struct delivery_ctx x = {d, pull, jobs, false, 0};
+	int rc;
+
+	if (!d->delivery_id || !*d->delivery_id || strlen(d->delivery_id) > 200)
+		return fbc_error_set(err, FBC_EINVAL, "delivery",
+				     "missing or over-long delivery id");
+	if ((rc = db_tx(db, delivery_tx, &x, err)))
+		return rc;
+	*dup = x.dup;
+	if (job_id)
+		*job_id = x.job_id;
+	return 0;
+}
+
+int fbc_db_pull_get(json_t **out, fbc_db *db, const char *repository, long number, fbc_error *err)
+{
+	static const db_stmt st = {
+		"pull_get",
+		"SELECT jsonb_build_object('repository', p.repository, 'number', p.number, "
+		"'state', "
+		"p.state, 'headSha', p.head_sha, 'baseRef', p.base_ref, 'author', p.author, "
+		"'title', p.title, 'approvals', p.approvals, 'updatedAt', " DB_TS(
+			"p.updated_at") ", 'checks', (SELECT "
+					"coalesce(jsonb_agg(jsonb_build_object('headSha', "
+					"c.head_sha, "
+					"'baseSha', c.base_sha, 'conclusion', c.conclusion, "
+					"'result', c.result, 'job', "
+					"c.job_id, 'createdAt', " DB_TS(
+						"c.created_at") ") ORDER BY c.id DESC), '[]') FROM "
+								"pull_checks c WHERE c.repository "
+								"= p.repository AND c.number = "
+								"p.number), 'jobs', "
+								"(SELECT "
+								"coalesce(jsonb_agg(jsonb_build_"
+								"object('id', j.id, 'state', "
+								"j.state, "
+								"'headSha', j.payload->>'head', "
+								"'error', j.error) ORDER BY j.id "
+								"DESC), '[]') FROM "
+								"jobs j WHERE j.kind = 'pr.check' "
+								"AND j.key = 'pr:' || p.repository "
+								"|| ':' || "
+								"p.number)) FROM pulls p WHERE "
+								"p.repository = $1 AND p.number = "
+								"$2::integer",
+		2};
+	char num[24];
+
+	snprintf(num, sizeof(num), "%ld", number);
+	return db_query_json(out, db, &st, (const char *[]){repository, num}, "pull request", err);
+}

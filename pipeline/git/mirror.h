@@ -1,0 +1,32 @@
+/*
+ * fbc_git_mirror: the bare mirror of a watched repository (pipeline.md §2),
+ * kept with libgit2 under the data directory: created on first use, then
+ * fetched with the tracked branches and the forge's review refs. Nothing is
+ * checked out; readers open the mirror with fbc_git_open.
+ *
+ * Credentials are values read by the caller from their references just
+ * before the call and only passed through to libgit2 (HTTPS token as the
+ * password, SSH key file); they are never logged. One fetch per mirror at a
+ * time is the caller's job (an advisory lock across replicas).
+ * Thread-safety: separate mirrors may be fetched concurrently.
+ */
+#ifndef FBC_PIPELINE_GIT_MIRROR_H
+#define FBC_PIPELINE_GIT_MIRROR_H
+
+#include "service/base/error.h"
+
+typedef struct fbc_git_mirror_opts {
+	const char *url;	  /* https://, http://, ssh://, git@host:path, file:// */
+	const char *review_refs;  /* "+refs/pull/*\/head:refs/pull/*\/head" or NULL */
+	const char *token;	  /* HTTPS password (token), or NULL */
+	const char *token_user;	  /* user name sent with the token ("x-access-token") */
+	const char *ssh_key_file; /* private key for ssh URLs, or NULL */
+} fbc_git_mirror_opts;
+
+/* Create the bare repository at path if needed and fetch
+ * +refs/heads/*:refs/heads/* (and the review refs) from opts->url, pruning
+ * nothing. FBC_EUNAVAIL on network or authentication failures (retried as
+ * jobs), FBC_EIO on local ones. */
+int fbc_git_mirror_fetch(const char *path, const fbc_git_mirror_opts *opts, fbc_error *err);
+
+#endif
