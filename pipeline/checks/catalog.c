@@ -30,23 +30,22 @@ static int load_tree(fbc_catalog **out, fbc_tree *t, const char *dir, fbc_diags 
 	return rc;
 }
 
-static void catalog_free(chk_catalog *k)
+static void catalog_free(chk_catalog *k, fbc_checks_cache *cc)
 {
 	if (!k)
 		return;
-	fbc_catalog_free(k->cat);
-	fbc_diags_dispose(&k->diags);
+	chk_cache_release(cc, k->ce);
 	free(k);
 }
 
-void chk_catalogs_dispose(fbc_strmap *m)
+void chk_catalogs_dispose(fbc_strmap *m, fbc_checks_cache *cc)
 {
 	size_t it = 0;
 	const char *key;
 	void *val;
 
 	while (fbc_strmap_next(m, &it, &key, &val))
-		catalog_free(val);
+		catalog_free(val, cc);
 	fbc_strmap_dispose(m);
 }
 
@@ -63,10 +62,8 @@ int chk_catalog_get(chk_catalog **out, chk_ctx *c, bool head, const char *dir, f
 		*out = k->present ? k : NULL;
 		return 0;
 	}
-	if (!(k = calloc(1, sizeof(*k))) || fbc_diags_init(&k->diags, 0) != 0) {
-		free(k);
+	if (!(k = calloc(1, sizeof(*k))))
 		return fbc_error_set(err, FBC_ENOMEM, dir, "out of memory");
-	}
 	k->dir = fbc_arena_strdup(c->arena, dir);
 	{
 		const char *slash = strrchr(dir, '/');
@@ -76,7 +73,7 @@ int chk_catalog_get(chk_catalog **out, chk_ctx *c, bool head, const char *dir, f
 						: (c->repo_name ? c->repo_name : "catalog"));
 	}
 	if ((rc = fbc_strmap_put(m, k->dir, k, NULL)) != 0) {
-		catalog_free(k);
+		catalog_free(k, c->cache);
 		return fbc_error_set(err, FBC_ENOMEM, dir, "out of memory");
 	}
 	if (*dir == '\0') {
@@ -92,11 +89,26 @@ int chk_catalog_get(chk_catalog **out, chk_ctx *c, bool head, const char *dir, f
 		return 0;
 	}
 	k->loaded = true;
-	rc = load_tree(&k->cat, t, dir, &k->diags, &e2);
-	if (rc == FBC_ENOMEM)
-		return fbc_error_set(err, rc, dir, "%s", e2.message);
-	if (rc)
-		snprintf(k->load_error, sizeof(k->load_error), "%s: %s", e2.where, e2.message);
+	if (!(k->ce = chk_cache_get(c->cache, k->id))) {
+		fbc_catalog *cat = NULL;
+		fbc_diags diags;
+		char why[512] = "";
+
+		if (fbc_diags_init(&diags, 0) != 0)
+			return fbc_error_set(err, FBC_ENOMEM, dir, "out of memory");
+		rc = load_tree(&cat, t, dir, &diags, &e2);
+		if (rc == FBC_ENOMEM) {
+			fbc_diags_dispose(&diags);
+			return fbc_error_set(err, rc, dir, "%s", e2.message);
+		}
+		if (rc)
+			snprintf(why, sizeof(why), "%s: %s", e2.where, e2.message);
+		if ((rc = chk_cache_put(&k->ce, c->cache, k->id, cat, &diags, why, err)) != 0)
+			return rc;
+	}
+	k->cat = chk_cache_catalog(k->ce);
+	k->diags = chk_cache_diags(k->ce);
+	snprintf(k->load_error, sizeof(k->load_error), "%s", chk_cache_error(k->ce));
 	*out = k;
 	return 0;
 }

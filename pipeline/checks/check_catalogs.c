@@ -53,8 +53,8 @@ int chk_run_catalogs(chk_ctx *c, chk_out *o, fbc_error *err)
 					  k->load_error)))
 				return rc;
 		}
-		for (size_t d = 0; d < fbc_diags_count(&k->diags); d++) {
-			const fbc_diag *g = fbc_diags_at(&k->diags, d);
+		for (size_t d = 0; d < fbc_diags_count(k->diags); d++) {
+			const fbc_diag *g = fbc_diags_at(k->diags, d);
 
 			n_err++;
 			if ((rc = chk_add(o, FBC_LEVEL_FAILURE, repo_path(c, k, g->file), g->line,
@@ -66,10 +66,10 @@ int chk_run_catalogs(chk_ctx *c, chk_out *o, fbc_error *err)
 					  g->package ? ")" : "")) != 0)
 				return rc;
 		}
-		if (k->diags.dropped &&
+		if (k->diags->dropped &&
 		    (rc = chk_add(o, FBC_LEVEL_FAILURE, k->dir, 0, "LIMIT",
-				  "%zu more findings in catalog %s were not kept", k->diags.dropped,
-				  k->name)))
+				  "%zu more findings in catalog %s were not kept",
+				  k->diags->dropped, k->name)))
 			return rc;
 	}
 	return chk_summary(o, "%zu catalogs checked at head, %zu findings%s", n_checked, n_err,

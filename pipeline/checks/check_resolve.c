@@ -52,7 +52,7 @@ int chk_run_resolve(chk_ctx *c, chk_out *o, fbc_error *err)
 		if ((rc = chk_catalog_get(&kh, c, true, dir, err)) != 0 ||
 		    (rc = chk_catalog_get(&kb, c, false, dir, err)) != 0)
 			return rc;
-		if (!kh || !kh->cat || fbc_diags_count(&kh->diags))
+		if (!kh || !kh->cat || fbc_diags_count(kh->diags))
 			continue; /* an invalid catalog is the catalogs check's finding */
 		for (size_t p = 0; p < kh->cat->n_sorted_packages; p++) {
 			const fbc_package *pkg = kh->cat->sorted_packages[p];

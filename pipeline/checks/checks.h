@@ -129,12 +129,18 @@ int fbc_checks_result_exit(const fbc_checks_result *r);
 const char *fbc_check_conclusion_name(fbc_check_conclusion c);
 const char *fbc_check_level_name(fbc_check_level l);
 
-/* A cache of parse and validation results keyed by git object ids, bounded
- * to max_bytes (0: 256 MiB) of accounted memory, least recently used out
- * first; dir (may be NULL) adds an on-disk layer (content-addressed files,
- * written atomically, so processes may share it). */
+/* A cache of loaded and validated catalogs keyed by the git tree id of their
+ * directory (equal ids, equal content), bounded to max_bytes (0: 256 MiB) of
+ * accounted memory, least recently used unreferenced entries out first. A
+ * catalog unchanged between base and head, or between runs sharing the cache,
+ * is parsed and validated once. Safe to share between threads. dir must be
+ * NULL: an on-disk layer is not implemented yet (FBC_EINVAL). Without a cache
+ * in the options, each run uses a private one. */
 int fbc_checks_cache_create(fbc_checks_cache **out, size_t max_bytes, const char *dir,
 			    fbc_error *err);
 void fbc_checks_cache_free(fbc_checks_cache *c);
+/* Entries, accounted bytes, hits and misses so far (benchmarks, metrics). */
+void fbc_checks_cache_stats(const fbc_checks_cache *c, size_t *entries, size_t *bytes, size_t *hits,
+			    size_t *misses);
 
 #endif

@@ -414,8 +414,10 @@ static void ctx_dispose(chk_ctx *c)
 	fbc_vec_dispose(&c->affected);
 	fbc_vec_dispose(&c->templates);
 	fbc_vec_dispose(&c->other);
-	chk_catalogs_dispose(&c->head_cats);
-	chk_catalogs_dispose(&c->mb_cats);
+	chk_catalogs_dispose(&c->head_cats, c->cache);
+	chk_catalogs_dispose(&c->mb_cats, c->cache);
+	if (c->own_cache)
+		fbc_checks_cache_free(c->cache);
 }
 
 int fbc_checks_run(fbc_checks_result **out, fbc_git *repo, const char *base, const char *head,
@@ -452,6 +454,11 @@ int fbc_checks_run(fbc_checks_result **out, fbc_git *repo, const char *base, con
 	c.arena = r->priv->arena;
 	c.opts = opts;
 	c.cache = opts->cache;
+	if (!c.cache) {
+		if ((rc = fbc_checks_cache_create(&c.cache, (size_t)-1 / 2, NULL, err)) != 0)
+			goto done;
+		c.own_cache = true;
+	}
 	c.repo_name = repo_name_of(c.arena, fbc_git_path(repo));
 	if ((rc = fbc_git_resolve(c.base, repo, base, err)) != 0 ||
 	    (rc = fbc_git_resolve(c.head, repo, head, err)) != 0 ||

@@ -47,10 +47,23 @@ typedef struct chk_catalog {
 	const char *name;	 /* catalog name (v4.20, the repository's name...) */
 	char id[FBC_GIT_ID_MAX]; /* tree id at that commit; "" when absent */
 	bool loaded, present;
-	fbc_catalog *cat;     /* linked; NULL when absent or failed */
-	fbc_diags diags;      /* load findings (file paths relative to dir) */
-	char load_error[512]; /* why it could not be loaded, "" if it was */
+	fbc_catalog *cat;	    /* linked; NULL when absent or failed (borrowed from ce) */
+	fbc_diags *diags;	    /* load and validation findings, paths relative to dir (ce's) */
+	char load_error[512];	    /* why it could not be loaded, "" if it was */
+	struct chk_cache_entry *ce; /* the cache entry holding cat and diags (a reference) */
 } chk_catalog;
+
+/* The cache (cache.c): catalogs by tree id, shared read-only between runs and threads. */
+typedef struct chk_cache_entry chk_cache_entry;
+/* A reference to the entry for tree id, or NULL. */
+chk_cache_entry *chk_cache_get(fbc_checks_cache *cc, const char *id);
+/* Insert (cat and diags are moved in, even on failure) and return a reference. */
+int chk_cache_put(chk_cache_entry **out, fbc_checks_cache *cc, const char *id, fbc_catalog *cat,
+		  fbc_diags *diags, const char *load_error, fbc_error *err);
+void chk_cache_release(fbc_checks_cache *cc, chk_cache_entry *e);
+fbc_catalog *chk_cache_catalog(const chk_cache_entry *e);
+fbc_diags *chk_cache_diags(chk_cache_entry *e);
+const char *chk_cache_error(const chk_cache_entry *e);
 
 typedef struct chk_out {
 	fbc_arena *arena;
@@ -66,7 +79,8 @@ typedef struct chk_ctx {
 	fbc_git *git;
 	fbc_arena *arena; /* the result's */
 	const fbc_checks_options *opts;
-	fbc_checks_cache *cache;
+	fbc_checks_cache *cache; /* the caller's, or a private one (own_cache) */
+	bool own_cache;
 	char base[FBC_GIT_ID_MAX], head[FBC_GIT_ID_MAX], mb[FBC_GIT_ID_MAX];
 	fbc_tree *head_tree, *mb_tree;
 	fbc_settings settings; /* from the base commit */
@@ -99,7 +113,7 @@ const char *chk_package_of(const chk_ctx *c, const char *path);
  * directory does not exist at that commit. Load problems are in the
  * returned chk_catalog (diags, load_error), never an error return. */
 int chk_catalog_get(chk_catalog **out, chk_ctx *c, bool head, const char *dir, fbc_error *err);
-void chk_catalogs_dispose(fbc_strmap *m);
+void chk_catalogs_dispose(fbc_strmap *m, fbc_checks_cache *cc);
 /* The catalog directories at head (every one the layout declares). */
 int chk_catalog_dirs(fbc_vec *out, chk_ctx *c, fbc_tree *t, fbc_error *err);
 /* Line of the first occurrence of needle in the file at path at head,

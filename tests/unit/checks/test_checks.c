@@ -621,6 +621,46 @@ static void run__only_selected_checks_and_json(void **state)
 	fbc_git_free(g);
 }
 
+static void run__shared_cache_hits_and_bound(void **state)
+{
+	char p[128];
+	fbc_git *g = NULL;
+	fbc_error err;
+	fbc_checks_result *r = NULL, *r2 = NULL;
+	fbc_checks_options o = {0};
+	fbc_checks_cache *cc = NULL;
+	size_t n, bytes, hits, misses;
+
+	change("echo '# c' >> " CAT16);
+	snprintf(p, sizeof(p), "%s/r", dir);
+	assert_int_equal(fbc_git_open(&g, p, &err), 0);
+	assert_int_equal(fbc_checks_cache_create(&cc, 0, NULL, &err), 0);
+	o.cache = cc;
+	assert_int_equal(fbc_checks_run(&r, g, "main", branch, &o, &err), 0);
+	fbc_checks_cache_stats(cc, &n, &bytes, &hits, &misses);
+	assert_int_equal(n, 2); /* v4.16 at head and at the merge base (different trees) */
+	assert_int_equal(hits, 0);
+	assert_int_equal(fbc_checks_run(&r2, g, "main", branch, &o, &err), 0);
+	fbc_checks_cache_stats(cc, &n, &bytes, &hits, &misses);
+	assert_int_equal(n, 2);
+	assert_int_equal(hits, 2);
+	assert_int_equal(r2->conclusion, r->conclusion);
+	assert_int_equal(check(r2, "graph")->n_findings, check(r, "graph")->n_findings);
+	fbc_checks_result_free(r);
+	fbc_checks_result_free(r2);
+	fbc_checks_cache_free(cc);
+	/* a tiny bound keeps nothing once the run is over */
+	assert_int_equal(fbc_checks_cache_create(&cc, 1, NULL, &err), 0);
+	o.cache = cc;
+	assert_int_equal(fbc_checks_run(&r, g, "main", branch, &o, &err), 0);
+	fbc_checks_cache_stats(cc, &n, &bytes, &hits, &misses);
+	assert_int_equal(n, 0);
+	fbc_checks_result_free(r);
+	fbc_checks_cache_free(cc);
+	assert_int_equal(fbc_checks_cache_create(&cc, 0, "/tmp", &err), FBC_EINVAL);
+	fbc_git_free(g);
+}
+
 static void run__plain_layout_change_set(void **state)
 {
 	fbc_checks_result *r;
@@ -672,6 +712,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(run__missing_revisions_and_unrelated_histories),
 		cmocka_unit_test(run__config_yaml_not_yaml),
 		cmocka_unit_test(run__only_selected_checks_and_json),
+		cmocka_unit_test(run__shared_cache_hits_and_bound),
 		cmocka_unit_test(run__plain_layout_change_set),
 	};
 
