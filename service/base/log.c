@@ -1,0 +1,209 @@
+/* The structured logger: text or JSON lines, escaped fields, repeat folding. */
+#include "service/base/log.h"
+
+#include "service/base/buf.h"
+#include "service/base/error.h"
+#include "service/base/utf8.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LINE_MAX_BYTES 65536
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static fbc_log_format format = FBC_LOG_TEXT;
+static fbc_log_level min_level = FBC_LOG_INFO;
+static FILE *out_stream; /* NULL = stderr */
+
+/* the last warning/error written, for repeat folding */
+static struct {
+	fbc_log_level level;
+	char *key; /* message and fields as written, without the time */
+	int64_t first_ms;
+	unsigned long suppressed;
+} last;
+
+static const char *level_name(fbc_log_level l)
+{
+	static const char *const names[] = {"debug", "info", "warn", "error"};
+
+	return l <= FBC_LOG_ERROR ? names[l] : "error";
+}
+
+void fbc_log_configure(fbc_log_format f, fbc_log_level min, FILE *stream)
+{
+	pthread_mutex_lock(&lock);
+	format = f;
+	min_level = min;
+	out_stream = stream;
+	pthread_mutex_unlock(&lock);
+}
+
+fbc_log_format fbc_log_get_format(void)
+{
+	return format;
+}
+
+int fbc_log_format_parse(fbc_log_format *out, const char *s, FILE *stream)
+{
+	if (strcmp(s, "text") == 0)
+		*out = FBC_LOG_TEXT;
+	else if (strcmp(s, "json") == 0)
+		*out = FBC_LOG_JSON;
+	else if (strcmp(s, "auto") == 0)
+		*out = isatty(fileno(stream ? stream : stderr)) ? FBC_LOG_TEXT : FBC_LOG_JSON;
+	else
+		return FBC_EINVAL;
+	return 0;
+}
+
+static int64_t now_ms(struct timespec *ts)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	return (int64_t)ts->tv_sec * 1000 + ts->tv_nsec / 1000000;
+}
+
+/* A string value: JSON string escapes in json; in text, bare when it has
+ * only safe bytes, else a quoted string with the same escapes. Invalid UTF-8
+ * becomes U+FFFD. */
+static void put_str(fbc_buf *b, const char *s, bool always_quote)
+{
+	bool plain = !always_quote && *s;
+
+	for (const char *p = s; plain && *p; p++)
+		if (*p <= ' ' || *p == '"' || *p == '=' || *p == '\\' || (unsigned char)*p >= 0x7f)
+			plain = false;
+	if (plain) {
+		fbc_buf_puts(b, s);
+		return;
+	}
+	fbc_buf_put_json_string(b, s, strlen(s));
+}
+
+static void put_num(fbc_buf *b, double v)
+{
+	if (!isfinite(v))
+		fbc_buf_puts(b, "null");
+	else if (v == floor(v) && fabs(v) < 1e15)
+		fbc_buf_printf(b, "%.0f", v);
+	else
+		fbc_buf_printf(b, "%.3f", v);
+}
+
+/* message and fields in the current format (no time, no level) */
+static void put_body(fbc_buf *b, const char *msg, const fbc_log_field *fields, size_t n)
+{
+	if (format == FBC_LOG_JSON) {
+		fbc_buf_puts(b, "\"msg\":");
+		put_str(b, msg, true);
+		for (size_t i = 0; i < n; i++) {
+			fbc_buf_putc(b, ',');
+			put_str(b, fields[i].key, true);
+			fbc_buf_putc(b, ':');
+			if (fields[i].str)
+				put_str(b, fields[i].str, true);
+			else
+				put_num(b, fields[i].num);
+		}
+		return;
+	}
+	fbc_buf_puts(b, msg);
+	for (size_t i = 0; i < n; i++) {
+		fbc_buf_printf(b, " %s=", fields[i].key);
+		if (fields[i].str)
+			put_str(b, fields[i].str, false);
+		else
+			put_num(b, fields[i].num);
+	}
+}
+
+static void emit(fbc_log_level level, const struct timespec *ts, const char *body)
+{
+	char when[40];
+	struct tm tm;
+	FILE *f = out_stream ? out_stream : stderr;
+
+	gmtime_r(&ts->tv_sec, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	if (format == FBC_LOG_JSON)
+		fprintf(f, "{\"time\":\"%s.%03ldZ\",\"level\":\"%s\",%s}\n", when,
+			ts->tv_nsec / 1000000, level_name(level), body);
+	else
+		fprintf(f, "%s.%03ldZ %s %s\n", when, ts->tv_nsec / 1000000, level_name(level),
+			body);
+	fflush(f);
+}
+
+/* Called with lock held. */
+static void flush_repeats(const struct timespec *ts)
+{
+	fbc_buf b;
+
+	if (!last.suppressed || !last.key)
+		return;
+	fbc_buf_init(&b, LINE_MAX_BYTES);
+	if (format == FBC_LOG_JSON) {
+		fbc_buf_printf(&b, "%s,\"repeated\":%lu", last.key, last.suppressed);
+	} else {
+		fbc_buf_printf(&b, "%s repeated=%lu", last.key, last.suppressed);
+	}
+	if (b.data)
+		emit(last.level, ts, b.data);
+	fbc_buf_dispose(&b);
+	last.suppressed = 0;
+}
+
+void fbc_log_flush(void)
+{
+	struct timespec ts;
+
+	pthread_mutex_lock(&lock);
+	now_ms(&ts);
+	flush_repeats(&ts);
+	pthread_mutex_unlock(&lock);
+}
+
+void fbc_log(fbc_log_level level, const fbc_log_field *fields, size_t n, const char *fmt, ...)
+{
+	char msg[4096];
+	struct timespec ts;
+	int64_t t;
+	fbc_buf body;
+	va_list ap;
+
+	if (level < min_level)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fbc_buf_init(&body, LINE_MAX_BYTES);
+	pthread_mutex_lock(&lock);
+	put_body(&body, msg, fields, n);
+	t = now_ms(&ts);
+	if (!body.data)
+		goto done;
+	if (level >= FBC_LOG_WARN && last.key && last.level == level &&
+	    strcmp(last.key, body.data) == 0 && t - last.first_ms < FBC_LOG_REPEAT_WINDOW_MS) {
+		last.suppressed++;
+		goto done;
+	}
+	flush_repeats(&ts);
+	emit(level, &ts, body.data);
+	if (level >= FBC_LOG_WARN) {
+		free(last.key);
+		last.key = strdup(body.data);
+		last.level = level;
+		last.first_ms = t;
+		last.suppressed = 0;
+	}
+done:
+	pthread_mutex_unlock(&lock);
+	fbc_buf_dispose(&body);
+}
