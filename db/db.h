@@ -136,6 +136,9 @@ int fbc_db_catalog_create(json_t **out, fbc_db *db, const fbc_db_catalog_spec *s
 			  fbc_error *err);
 /* Ordered by name. */
 int fbc_db_catalog_list(json_t **out, fbc_db *db, const fbc_db_page *page, fbc_error *err);
+/* Every catalog with a current revision, for metrics: a JSON array of
+ * {"name", "revision", "packages", "bundles"} ordered by name. */
+int fbc_db_catalog_gauges(json_t **out, fbc_db *db, fbc_error *err);
 int fbc_db_catalog_get(json_t **out, fbc_db *db, const char *name, fbc_error *err);
 /* Deletes the catalog with all its revisions. */
 int fbc_db_catalog_delete(fbc_db *db, const char *name, fbc_error *err);

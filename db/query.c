@@ -111,6 +111,18 @@ int fbc_db_catalog_list(json_t **out, fbc_db *db, const fbc_db_page *page, fbc_e
 	return rc;
 }
 
+int fbc_db_catalog_gauges(json_t **out, fbc_db *db, fbc_error *err)
+{
+	static const db_stmt st = {
+		"catalog_gauges",
+		"SELECT coalesce(json_agg(json_build_object('name', c.name, 'revision', r.number, "
+		"'packages', r.n_packages, 'bundles', r.n_bundles) ORDER BY c.name), '[]') FROM "
+		"catalogs c JOIN revisions r ON r.id = c.current_revision_id",
+		0};
+
+	return db_query_json(out, db, &st, NULL, "catalogs", err);
+}
+
 int fbc_db_catalog_get(json_t **out, fbc_db *db, const char *name, fbc_error *err)
 {
 	static const db_stmt st = {"catalog_get",

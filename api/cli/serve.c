@@ -9,6 +9,8 @@
 #include "db/db.h"
 #include "db/embedded.h"
 #include "pipeline/queue/queue.h"
+#include "service/base/log.h"
+#include "service/base/metrics.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -16,9 +18,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#ifdef FBCD_HAVE_SYSTEMD
-#include <systemd/sd-daemon.h>
-#endif
 
 #define GRACE_MS 30000
 /* how long a resolved current revision is reused (see http_api.h) */
@@ -31,18 +30,6 @@ static void print_routes(void)
 
 	for (size_t i = 0; i < n; i++)
 		printf("%s %s %s\n", r[i].method, r[i].pattern, r[i].operation_id);
-}
-
-/* Tell systemd (Type=notify units, deploy/systemd/) how start-up and stop
- * went; a no-op when not started by systemd (no $NOTIFY_SOCKET) or built
- * without libsystemd. */
-static void notify(const char *state)
-{
-#ifdef FBCD_HAVE_SYSTEMD
-	sd_notify(0, state);
-#else
-	(void)state;
-#endif
 }
 
 static int make_dir(const char *path, fbc_error *err)
@@ -87,6 +74,15 @@ int fbc_cmd_serve(int argc, char **argv)
 		goto done;
 	}
 
+	{
+		fbc_log_format lf =
+			cfg.log_format < 0 ? FBC_LOG_TEXT : (fbc_log_format)cfg.log_format;
+
+		if (cfg.log_format < 0)
+			fbc_log_format_parse(&lf, "auto", NULL);
+		fbc_log_configure(lf, FBC_LOG_INFO, NULL);
+	}
+
 	/* Signals are taken synchronously by the main thread only: block them
 	 * before any thread (pool, HTTP workers) exists so they inherit the mask. */
 	sigemptyset(&sigs);
@@ -105,9 +101,8 @@ int fbc_cmd_serve(int argc, char **argv)
 		goto done;
 	}
 	if (!cfg.database_url) {
-		fprintf(stderr,
-			"fbcd serve: no database URL; starting the embedded PostgreSQL in %s\n",
-			cfg.data_dir);
+		fbc_log(FBC_LOG_INFO, (fbc_log_field[]){FBC_LOG_STR("data_dir", cfg.data_dir)}, 1,
+			"no database URL: starting the embedded PostgreSQL");
 		if (fbc_db_embedded_start(&emb, cfg.data_dir, &err) != 0) {
 			fbc_cli_report("serve", &err, NULL);
 			goto done;
@@ -132,6 +127,12 @@ int fbc_cmd_serve(int argc, char **argv)
 		goto done;
 	}
 	app_ok = true;
+	app.metrics_auth = cfg.metrics_auth;
+	if (fbc_metrics_add_collector(fbc_metrics_collect_process, NULL) != 0 ||
+	    fbc_http_app_metrics_start(&app) != 0) {
+		fprintf(stderr, "fbcd serve: cannot register the metrics collectors\n");
+		goto done;
+	}
 
 	size_t n_routes;
 	fbc_http_server_opts sopt;
@@ -153,15 +154,20 @@ int fbc_cmd_serve(int argc, char **argv)
 		fbc_cli_report("serve", &err, NULL);
 		goto done;
 	}
-	fprintf(stderr, "fbcd serve: listening on %s (port %u), reads %s\n", cfg.listen,
-		fbc_http_server_port(srv), cfg.read_auth ? "need a token" : "open");
-	notify("READY=1\nSTATUS=serving");
+	fbc_log(FBC_LOG_INFO,
+		(fbc_log_field[]){FBC_LOG_STR("listen", cfg.listen),
+				  FBC_LOG_NUM("port", fbc_http_server_port(srv)),
+				  FBC_LOG_STR("reads", cfg.read_auth ? "token" : "open"),
+				  FBC_LOG_STR("metrics", cfg.metrics_auth ? "token" : "open")},
+		4, "listening");
+	fbc_cli_notify("READY=1\nSTATUS=serving");
 
 	while (sigwait(&sigs, &sig) != 0 || (sig != SIGTERM && sig != SIGINT))
 		;
-	fprintf(stderr, "fbcd serve: %s received, finishing in-flight requests\n",
-		sig == SIGTERM ? "SIGTERM" : "SIGINT");
-	notify("STOPPING=1\nSTATUS=finishing in-flight requests");
+	fbc_log(FBC_LOG_INFO,
+		(fbc_log_field[]){FBC_LOG_STR("signal", sig == SIGTERM ? "SIGTERM" : "SIGINT")}, 1,
+		"stopping: finishing in-flight requests");
+	fbc_cli_notify("STOPPING=1\nSTATUS=finishing in-flight requests");
 	status = 0;
 done:
 	fbc_http_server_stop(srv, GRACE_MS);
@@ -170,8 +176,10 @@ done:
 		fbc_http_app_dispose(&app);
 	fbc_db_close(db);
 	fbc_db_embedded_stop(emb);
+	fbc_metrics_remove_collector(fbc_metrics_collect_process, NULL);
 	if (status == 0 && sig)
-		fprintf(stderr, "fbcd serve: stopped\n");
+		fbc_log(FBC_LOG_INFO, NULL, 0, "stopped");
+	fbc_log_flush();
 	fbc_http_config_dispose(&cfg);
 	return status;
 }

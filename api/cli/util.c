@@ -1,9 +1,14 @@
 /* Shared helpers of the catalog subcommands; see cli_util.h. */
 #include "api/cli/util.h"
 
+#include "service/base/log.h"
+
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef FBCD_HAVE_SYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
 
 int fbc_cli_parse(const char **dir, const fbc_cli_cmd *cmd, void *ctx, int argc, char **argv)
 {
@@ -176,4 +181,24 @@ int fbc_cli_write_file(void *ctx, const char *data, size_t len, fbc_error *err)
 	if (fwrite(data, 1, len, (FILE *)ctx) != len)
 		return fbc_error_set(err, FBC_EIO, "stdout", "write failed: %s", strerror(errno));
 	return 0;
+}
+
+void fbc_cli_notify(const char *state)
+{
+#ifdef FBCD_HAVE_SYSTEMD
+	sd_notify(0, state);
+#else
+	(void)state;
+#endif
+}
+
+void fbc_cli_log_setup(int format)
+{
+	fbc_log_format lf = FBC_LOG_TEXT;
+
+	if (format < 0)
+		fbc_log_format_parse(&lf, "auto", NULL);
+	else
+		lf = (fbc_log_format)format;
+	fbc_log_configure(lf, FBC_LOG_INFO, NULL);
 }

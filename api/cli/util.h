@@ -66,6 +66,15 @@ int fbc_cli_print_diags_text(FILE *f, const fbc_diags *diags);
  * Fields that do not apply are left out. */
 int fbc_cli_format_diags_json(fbc_buf *out, const fbc_diags *diags, bool valid);
 
+/* Tell systemd how start-up and stop go (Type=notify units of deploy/systemd:
+ * "READY=1", "STOPPING=1", "STATUS=..."); a no-op when not started by
+ * systemd ($NOTIFY_SOCKET unset) or built without libsystemd. */
+void fbc_cli_notify(const char *state);
+
+/* Configure service/base/log for a long-running command: format -1 is
+ * "auto" (text on a terminal, JSON otherwise), else an fbc_log_format. */
+void fbc_cli_log_setup(int format);
+
 /* Write-callback for fbc_render_catalog and friends: ctx is a FILE*. */
 int fbc_cli_write_file(void *ctx, const char *data, size_t len, fbc_error *err);
 

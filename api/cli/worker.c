@@ -4,6 +4,7 @@
  * belongs to one serve process). */
 #include "api/cli/cli.h"
 #include "api/cli/util.h"
+#include "service/base/log.h"
 
 #include "api/http/config.h"
 #include "db/db.h"
@@ -55,6 +56,7 @@ int fbc_cmd_worker(int argc, char **argv)
 		fprintf(stderr, "fbcd worker: --database-url (or FBCD_DATABASE_URL) is required\n");
 		goto done;
 	}
+	fbc_cli_log_setup(cfg.log_format);
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);
@@ -75,13 +77,17 @@ int fbc_cmd_worker(int argc, char **argv)
 		fbc_cli_report("worker", &err, NULL);
 		goto done;
 	}
+	fbc_cli_notify("READY=1\nSTATUS=running jobs");
 	while (sigwait(&sigs, &sig) != 0 || (sig != SIGTERM && sig != SIGINT))
 		;
-	fprintf(stderr, "fbcd worker: %s received, finishing running jobs\n",
-		sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	fbc_cli_notify("STOPPING=1\nSTATUS=finishing running jobs");
+	fbc_log(FBC_LOG_INFO,
+		(fbc_log_field[]){FBC_LOG_STR("signal", sig == SIGTERM ? "SIGTERM" : "SIGINT")}, 1,
+		"stopping: finishing running jobs");
 	status = 0;
 done:
 	fbc_queue_stop(queue);
+	fbc_log_flush();
 	fbc_db_close(db);
 	fbc_http_config_dispose(&cfg);
 	return status;

@@ -28,6 +28,12 @@ int fbc_http_app_init(fbc_http_app *app, fbc_db *db, const char *tmp_dir, size_t
 		fbc_http_cache_free(app->responses);
 		return FBC_EINTERNAL;
 	}
+	if (pthread_mutex_init(&app->gauges_lock, NULL) != 0) {
+		pthread_mutex_destroy(&app->lock);
+		fbc_http_catcache_free(app->catalogs);
+		fbc_http_cache_free(app->responses);
+		return FBC_EINTERNAL;
+	}
 	return 0;
 }
 
@@ -35,9 +41,11 @@ void fbc_http_app_dispose(fbc_http_app *app)
 {
 	if (!app)
 		return;
+	fbc_http_app_metrics_stop(app);
 	fbc_http_catalogd_dispose(app);
 	fbc_http_cache_free(app->responses);
 	fbc_http_catcache_free(app->catalogs);
+	pthread_mutex_destroy(&app->gauges_lock);
 	pthread_mutex_destroy(&app->lock);
 }
 

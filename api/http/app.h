@@ -53,6 +53,11 @@ typedef struct fbc_http_app {
 	unsigned rev_ttl_ms;	     /* 0 disables the revision table */
 	fbc_http_cache *responses;   /* NULL disables the response cache */
 	fbc_http_catcache *catalogs; /* loaded revisions for POST /v1/resolve */
+	bool metrics_auth;	     /* GET /metrics needs the read scope */
+	/* catalog gauges of GET /metrics, refreshed at most every few seconds */
+	pthread_mutex_t gauges_lock;
+	json_t *gauges;
+	int64_t gauges_at_ms;
 } fbc_http_app;
 
 /* cache_bytes 0 disables the response cache. */
@@ -70,6 +75,10 @@ int fbc_http_app_revision(fbc_db_rev *out, fbc_http_app *app, const char *catalo
  * catalogs are refused. Registered revisions are loaded once into
  * app->catalogs. */
 int fbc_http_api_resolve(fbc_http_req *req, fbc_http_resp *resp);
+
+/* GET /metrics collectors of this app (database pool, catalog gauges): added
+ * by fbc_http_app_metrics_start, removed by fbc_http_app_dispose. */
+int fbc_http_app_metrics_start(fbc_http_app *app);
 
 /* The route table (static, read-only). */
 const fbc_http_route *fbc_http_api_routes(size_t *n);

@@ -2,9 +2,21 @@
 #include "api/http/handlers.h"
 #include "api/cli/util.h"
 #include "api/http/content.h"
+#include "service/base/metrics.h"
 
 #include <stdbool.h>
 #include <string.h>
+#include <time.h>
+
+static const double ingest_buckets[] = {0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300};
+static const fbc_metric_def m_ingest = {
+	.name = "fbcd_catalog_ingest_duration_seconds",
+	.help = "Time to store a catalog's content as a revision (outcome created, unchanged, "
+		"failed).",
+	.type = FBC_METRIC_HISTOGRAM,
+	.labels = {"outcome"},
+	.buckets = ingest_buckets,
+	.n_buckets = sizeof(ingest_buckets) / sizeof(ingest_buckets[0])};
 
 int fbc_http_catalog_list(fbc_http_req *req, fbc_http_resp *resp)
 {
@@ -165,6 +177,7 @@ done:
 
 int fbc_http_content_put(fbc_http_req *req, fbc_http_resp *resp)
 {
+	struct timespec t0, t1;
 	const char *catalog = fbc_http_param(req, "catalog");
 	fbc_catalog *cat = NULL;
 	json_t *report = NULL, *out = NULL;
@@ -181,7 +194,15 @@ int fbc_http_content_put(fbc_http_req *req, fbc_http_resp *resp)
 	if (load_body(&cat, &report, req, resp, true) != 0)
 		return 0;
 	json_decref(report);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = fbc_db_ingest(&out, &created, app_of(req)->db, catalog, cat, &err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	fbc_metric_observe(&m_ingest,
+			   (const char *[]){rc != 0   ? "failed"
+					    : created ? "created"
+						      : "unchanged"},
+			   (double)(t1.tv_sec - t0.tv_sec) +
+				   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	fbc_catalog_free(cat);
 	fbc_http_app_forget_revisions(app_of(req));
 	if (rc != 0)

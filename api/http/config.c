@@ -1,6 +1,8 @@
 /* `fbcd serve` configuration: YAML file, environment, flags. */
 #include "api/http/config.h"
 
+#include "service/base/log.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@ void fbc_http_config_init(fbc_http_config *c)
 	c->job_lease_s = 30;
 	c->job_poll_ms = 2000;
 	c->retry_base_ms = 1000;
+	c->log_format = -1;
 }
 
 void fbc_http_config_dispose(fbc_http_config *c)
@@ -168,6 +171,26 @@ int fbc_http_config_set(fbc_http_config *c, const char *key, const char *value, 
 	}
 	if (!strcmp(key, "accessLog"))
 		return parse_bool(&c->access_log, value, origin, key, err);
+	if (!strcmp(key, "logFormat")) {
+		if (!strcmp(value, "auto"))
+			c->log_format = -1;
+		else if (!strcmp(value, "text"))
+			c->log_format = FBC_LOG_TEXT;
+		else if (!strcmp(value, "json"))
+			c->log_format = FBC_LOG_JSON;
+		else
+			return fbc_error_set(err, FBC_EINVAL, origin,
+					     "%s: '%s' is not text, json or auto", key, value);
+		return 0;
+	}
+	if (!strcmp(key, "metricsAuth")) {
+		if (!strcmp(value, "open") || !strcmp(value, "token")) {
+			c->metrics_auth = !strcmp(value, "token");
+			return 0;
+		}
+		return fbc_error_set(err, FBC_EINVAL, origin,
+				     "%s: '%s' is neither 'open' nor 'token'", key, value);
+	}
 	return fbc_error_set(err, FBC_EINVAL, origin, "unknown setting '%s'", key);
 }
 
@@ -310,6 +333,7 @@ static const struct {
 	{"FBCD_ACCESS_LOG", "accessLog"},   {"FBCD_CACHE_BYTES", "cacheBytes"},
 	{"FBCD_WORKERS", "workers"},	    {"FBCD_JOB_LEASE", "jobLeaseSeconds"},
 	{"FBCD_JOB_POLL_MS", "jobPollMs"},  {"FBCD_RETRY_BASE_MS", "retryBaseMs"},
+	{"FBCD_LOG_FORMAT", "logFormat"},   {"FBCD_METRICS_AUTH", "metricsAuth"},
 };
 
 int fbc_http_config_load_env(fbc_http_config *c, fbc_error *err)
@@ -348,6 +372,10 @@ static void usage(FILE *f)
 		"  --job-poll-ms MS       idle workers poll this often (FBCD_JOB_POLL_MS; 2000)\n"
 		"  --retry-base-ms MS     first retry backoff, doubling (FBCD_RETRY_BASE_MS; "
 		"1000)\n"
+		"  --log-format FMT       text, json or auto: text on a terminal, json\n"
+		"                         otherwise (FBCD_LOG_FORMAT; auto)\n"
+		"  --metrics-auth open|token  GET /metrics open or behind a 'read' token\n"
+		"                         (FBCD_METRICS_AUTH; open)\n"
 		"  --print-routes         print the route table (METHOD PATH) and exit\n"
 		"  --print-openapi        print the OpenAPI document (JSON) and exit\n\n"
 		"FBCD_ADMIN_TOKEN seeds an admin token at start-up.\n"
@@ -367,6 +395,8 @@ int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_err
 		{"pool-size", required_argument, NULL, 'p'},
 		{"access-log", no_argument, NULL, 'a'},
 		{"cache-bytes", required_argument, NULL, 'C'},
+		{"log-format", required_argument, NULL, 'G'},
+		{"metrics-auth", required_argument, NULL, 'M'},
 		{"print-routes", no_argument, NULL, 'R'},
 		{"workers", required_argument, NULL, 'W'},
 		{"job-lease", required_argument, NULL, 'L'},
@@ -445,6 +475,12 @@ int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_err
 			break;
 		case 'B':
 			key = "retryBaseMs", flag = "--retry-base-ms";
+			break;
+		case 'G':
+			key = "logFormat", flag = "--log-format";
+			break;
+		case 'M':
+			key = "metricsAuth", flag = "--metrics-auth";
 			break;
 		case 'R':
 			c->print_routes = true;

@@ -18,6 +18,8 @@
  *   --job-lease        FBCD_JOB_LEASE      jobLeaseSeconds lease of a running job (30)
  *   --job-poll-ms      FBCD_JOB_POLL_MS    jobPollMs       idle polling fallback (2000)
  *   --retry-base-ms    FBCD_RETRY_BASE_MS  retryBaseMs     first retry backoff (1000)
+ *   --log-format       FBCD_LOG_FORMAT     logFormat       text | json | auto (auto)
+ *   --metrics-auth     FBCD_METRICS_AUTH   metricsAuth     open | token (open)
  *
  * Errors name their origin: "FILE:LINE: key 'x': ..." for the YAML file,
  * "FBCD_X: ..." for the environment, "--flag: ..." for flags.
@@ -46,6 +48,8 @@ typedef struct fbc_http_config {
 	size_t cache_bytes;
 	int workers; /* -1 = number of CPUs; 0 = none (serve only) */
 	unsigned job_lease_s, job_poll_ms, retry_base_ms;
+	int log_format;	    /* -1 auto (text on a terminal, json otherwise), else fbc_log_format */
+	bool metrics_auth;  /* GET /metrics needs a token with the read scope */
 	bool print_routes;  /* --print-routes: list the route table and exit */
 	bool print_openapi; /* --print-openapi: print the embedded document and exit */
 } fbc_http_config;

@@ -39,6 +39,9 @@ void fbc_http_cache_store(fbc_http_req *req, fbc_http_resp *resp);
 int fbc_http_resolve_rev(fbc_db_rev *rev, fbc_http_req *req, fbc_http_resp *resp);
 /* "group/version/kind" or "kind"; empty parts mean "any". */
 int fbc_http_parse_gvk(fbc_db_gvk_filter *f, fbc_http_req *req, const char *s);
+/* metrics.c: GET /metrics, and removing this app's collectors. */
+int fbc_http_metrics(fbc_http_req *req, fbc_http_resp *resp);
+void fbc_http_app_metrics_stop(fbc_http_app *app);
 /* Release the /api/v1/all streams kept by catalogd.c. */
 void fbc_http_catalogd_dispose(fbc_http_app *app);
 

@@ -1,5 +1,6 @@
 /* GET /healthz, /readyz and /openapi.json. */
 #include "api/http/handlers.h"
+#include "service/base/log.h"
 
 #include <stdio.h>
 
@@ -19,7 +20,10 @@ int fbc_http_readyz(fbc_http_req *req, fbc_http_resp *resp)
 	fbc_error_init(&err);
 	if (fbc_db_ready(app_of(req)->db, &err) != 0) {
 		/* libpq's text names the database host and port: log it only */
-		fprintf(stderr, "fbcd: readyz: %s\n", err.message);
+		fbc_log(FBC_LOG_WARN,
+			(fbc_log_field[]){FBC_LOG_STR("request_id", req->request_id),
+					  FBC_LOG_STR("error", err.message)},
+			2, "readyz: the database is not reachable");
 		return fbc_http_problem(resp, req, 503, "not_ready",
 					"the database is not reachable");
 	}

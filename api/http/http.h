@@ -27,10 +27,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FBC_HTTP_MAX_PARAMS  8
-#define FBC_HTTP_MAX_QUERY   32
-#define FBC_HTTP_MAX_HEADERS 8
-#define FBC_HTTP_MAX_SEGMENT 512 /* one path segment, decoded */
+#define FBC_HTTP_MAX_PARAMS	8
+#define FBC_HTTP_MAX_QUERY	32
+#define FBC_HTTP_MAX_HEADERS	8
+#define FBC_HTTP_MAX_SEGMENT	512 /* one path segment, decoded */
+#define FBC_HTTP_REQUEST_ID_MAX 64
 
 /* Scopes a bearer token may carry; a route requires at most one. */
 enum {
@@ -68,8 +69,12 @@ typedef struct fbc_http_req {
 	const char *(*header_fn)(void *header_ctx, const char *name);
 	void *header_ctx;
 	unsigned scopes; /* granted by the credentials presented (FBC_SCOPE_* bits) */
-	void *app;	 /* the application context given to the server */
-	void *ctx;	 /* handler-private (arena-owned), NULL at first */
+	/* X-Request-Id: the client's when well-formed, else generated; echoed in
+	 * the response, problem bodies and log lines. NULL outside the server. */
+	const char *request_id;
+	const char *route; /* the matched route's pattern (static); NULL when none */
+	void *app;	   /* the application context given to the server */
+	void *ctx;	   /* handler-private (arena-owned), NULL at first */
 } fbc_http_req;
 
 typedef struct fbc_http_resp {

@@ -1,6 +1,7 @@
 /* Response helpers: problem+json, JSON bodies, list envelopes, paging,
  * conditional requests and gzip. */
 #include "api/http/http.h"
+#include "service/base/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -120,6 +121,9 @@ int fbc_http_problem_ext(fbc_http_resp *resp, fbc_http_req *req, int status, con
 	    json_object_set_new(p, "detail", json_string(detail ? detail : "")) != 0 ||
 	    json_object_set_new(p, "code", json_string(code)) != 0)
 		goto done;
+	if (req->request_id &&
+	    json_object_set_new(p, "requestId", json_string(req->request_id)) != 0)
+		goto done;
 	if (extra && json_object_update(p, extra) != 0)
 		goto done;
 	rc = dump_to_arena(req, p, &s, &len);
@@ -184,9 +188,15 @@ int fbc_http_problem_from_error(fbc_http_resp *resp, fbc_http_req *req, const fb
 		/* The detail of a server-side failure (libpq's "connection to server
 		 * at HOST, port N failed", SQL error text) is for the operator, not
 		 * for any client: it goes to the log; the client gets the kind. */
-		fprintf(stderr, "fbcd: %s %s: %d %s%s%s\n", req->method ? req->method : "-",
-			req->path ? req->path : "-", status, err->where, err->where[0] ? ": " : "",
-			err->message);
+		fbc_log(status == 503 ? FBC_LOG_WARN : FBC_LOG_ERROR,
+			(fbc_log_field[]){FBC_LOG_STR("request_id", req->request_id),
+					  FBC_LOG_STR("method", req->method ? req->method : "-"),
+					  FBC_LOG_STR("route", req->route ? req->route : "-"),
+					  FBC_LOG_STR("path", req->path ? req->path : "-"),
+					  FBC_LOG_NUM("status", status),
+					  FBC_LOG_STR("where", err->where),
+					  FBC_LOG_STR("error", err->message)},
+			7, "request failed");
 		return fbc_http_problem(resp, req, status, code, "%s",
 					status == 503
 						? "a backing service (the database) is "

@@ -12,6 +12,7 @@
  * from app->catalogs.
  */
 #include "api/http/app.h"
+#include "service/base/metrics.h"
 
 #include "service/load/load.h"
 #include "service/resolver/resolver.h"
@@ -21,6 +22,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* OLM's name for the time a resolution takes (outcome succeeded | failed),
+ * and fbcd's count by semantics and outcome. */
+static const fbc_metric_def m_resolution = {
+	.name = "olm_resolution_duration_seconds",
+	.help = "The duration of a dependency resolution attempt.",
+	.type = FBC_METRIC_HISTOGRAM,
+	.labels = {"outcome"},
+	.buckets = fbc_metrics_default_buckets,
+	.n_buckets = FBC_METRICS_DEFAULT_BUCKETS_N};
+static const fbc_metric_def m_resolutions = {
+	.name = "fbcd_resolutions_total",
+	.help = "Resolutions served, by semantics and outcome (satisfiable, unsatisfiable, error, "
+		"failed).",
+	.type = FBC_METRIC_COUNTER,
+	.labels = {"semantics", "outcome"}};
 
 /* What the body said about catalogs[i] beyond the resolver's format. */
 struct cat_spec {
@@ -266,6 +284,7 @@ int fbc_http_api_resolve(fbc_http_req *req, fbc_http_resp *resp)
 	struct cat_spec *specs = NULL;
 	json_t *body = NULL, *parsed = NULL, *out = NULL;
 	fbc_resolve_limits lim;
+	struct timespec t0, t1;
 	fbc_error err;
 	bool stats;
 	int rc = 0;
@@ -310,8 +329,28 @@ int fbc_http_api_resolve(fbc_http_req *req, fbc_http_resp *resp)
 		}
 		c->catalog = owned[i];
 	}
-	if (fbc_resolve(&res, rr, &lim, &err) != 0 ||
-	    fbc_resolve_result_to_json(&out, res, stats, &err) != 0) {
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = fbc_resolve(&res, rr, &lim, &err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	{
+		const char *outcome = rc != 0		 ? "failed"
+				      : res->satisfiable ? "satisfiable"
+				      : strcmp(res->kind ? res->kind : "", "conflict") == 0
+					      ? "unsatisfiable"
+					      : "error";
+		double secs =
+			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+
+		fbc_metric_observe(
+			&m_resolution,
+			(const char *[]){rc == 0 && res->satisfiable ? "succeeded" : "failed"},
+			secs);
+		fbc_metric_add(&m_resolutions,
+			       (const char *[]){fbc_resolve_semantics_name(rr->semantics), outcome},
+			       1);
+	}
+	rc = 0;
+	if (!res || fbc_resolve_result_to_json(&out, res, stats, &err) != 0) {
 		if (err.code == FBC_ENOMEM)
 			rc = err.code;
 		else

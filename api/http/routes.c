@@ -50,6 +50,7 @@ int fbc_http_api_auth(void *appv, const char *authorization, unsigned *scopes, f
 static const fbc_http_route routes[] = {
 	{"GET", "/healthz", fbc_http_healthz, FBC_SCOPE_NONE, "healthz"},
 	{"GET", "/readyz", fbc_http_readyz, FBC_SCOPE_NONE, "readyz"},
+	{"GET", "/metrics", fbc_http_metrics, FBC_SCOPE_NONE, "getMetrics"},
 	{"GET", "/openapi.json", fbc_http_openapi, FBC_SCOPE_NONE, "getOpenAPI"},
 	{"POST", "/v1/validate", fbc_http_validate, FBC_SCOPE_READ, "validateContent"},
 	{"POST", "/v1/resolve", fbc_http_api_resolve, FBC_SCOPE_READ, "resolve"},

@@ -1,6 +1,8 @@
 /* The libmicrohttpd server: request lifecycle (arena, bounded body),
  * routing, authentication, conditional requests, gzip, graceful stop. */
 #include "api/http/http.h"
+#include "service/base/log.h"
+#include "service/base/metrics.h"
 #include "service/base/utf8.h"
 
 #include <arpa/inet.h>
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,7 +36,69 @@ struct req_state {
 	bool answered;	  /* a response was queued before the body arrived */
 	fbc_http_resp resp;
 	struct timespec start;
+	char request_id[FBC_HTTP_REQUEST_ID_MAX + 1];
+	const char *method; /* libmicrohttpd's, valid until completion */
+	const char *path;   /* the decoded path (arena copy), for the access log */
+	const char *route;  /* the matched pattern, NULL when none */
 };
+
+/* Request metrics (GET /metrics). The route label is the route's pattern,
+ * never the raw path, so the number of series stays bounded. */
+static const double http_buckets[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+				      0.25,  0.5,    1,	    2.5,  5,	 10};
+static const fbc_metric_def m_duration = {
+	.name = "fbcd_http_request_duration_seconds",
+	.help = "Time from the request head to the end of the response, by route template.",
+	.type = FBC_METRIC_HISTOGRAM,
+	.labels = {"route", "method", "code"},
+	.buckets = http_buckets,
+	.n_buckets = sizeof(http_buckets) / sizeof(http_buckets[0])};
+static const fbc_metric_def m_in_flight = {.name = "fbcd_http_requests_in_flight",
+					   .help = "Requests being served.",
+					   .type = FBC_METRIC_GAUGE};
+/* catalogd's own histogram and buckets, for its dashboards (Apdex up to 1 s). */
+static const double catalogd_buckets[] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1,
+					  1.2, 1.6, 2,	 2.4, 2.8, 3.2, 3.6, 4,	  10};
+static const fbc_metric_def m_catalogd = {
+	.name = "catalogd_http_request_duration_seconds",
+	.help = "Histogram of request duration in seconds (catalogd-compatible endpoints).",
+	.type = FBC_METRIC_HISTOGRAM,
+	.labels = {"code"},
+	.buckets = catalogd_buckets,
+	.n_buckets = sizeof(catalogd_buckets) / sizeof(catalogd_buckets[0])};
+
+/* A client's X-Request-Id is kept when it is 1..64 characters of
+ * [A-Za-z0-9._:-]; anything else is replaced by a generated one. */
+static bool request_id_ok(const char *s)
+{
+	size_t n = 0;
+
+	for (; s[n]; n++) {
+		char c = s[n];
+		if (n >= FBC_HTTP_REQUEST_ID_MAX ||
+		    !(isalnum((unsigned char)c) || c == '.' || c == '_' || c == ':' || c == '-'))
+			return false;
+	}
+	return n > 0;
+}
+
+static void request_id_make(char *out, struct MHD_Connection *conn)
+{
+	static atomic_ulong counter;
+	unsigned char r[8];
+	const char *given = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Request-Id");
+
+	if (given && request_id_ok(given)) {
+		snprintf(out, FBC_HTTP_REQUEST_ID_MAX + 1, "%s", given);
+		return;
+	}
+	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+		unsigned long c = atomic_fetch_add(&counter, 1) + (unsigned long)time(NULL);
+		memcpy(r, &c, sizeof(r) < sizeof(c) ? sizeof(r) : sizeof(c));
+	}
+	for (size_t i = 0; i < sizeof(r); i++)
+		snprintf(out + 2 * i, 3, "%02x", r[i]);
+}
 
 void fbc_http_resp_dispose(fbc_http_resp *resp)
 {
@@ -165,6 +230,7 @@ int fbc_http_dispatch(const fbc_http_server_opts *opts, fbc_http_req *req, fbc_h
 		}
 		return fbc_http_problem(resp, req, 404, "not_found", "no route for %s", req->path);
 	}
+	req->route = r->pattern;
 	if (req->query_overflow)
 		return fbc_http_problem(resp, req, 400, "bad_request",
 					"too many query arguments (at most %d)",
@@ -317,6 +383,8 @@ static enum MHD_Result queue(struct fbc_http_server *srv, struct MHD_Connection 
 	if (!resp->no_compress)
 		MHD_add_response_header(mr, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
 	MHD_add_response_header(mr, "X-Content-Type-Options", "nosniff");
+	if (req->request_id)
+		MHD_add_response_header(mr, "X-Request-Id", req->request_id);
 	/* icons come from catalog data (SVG may carry scripts): never active content */
 	if (resp->content_type && strncmp(resp->content_type, "image/", 6) == 0)
 		MHD_add_response_header(mr, "Content-Security-Policy", "default-src 'none'");
@@ -350,34 +418,6 @@ static void fill_headers(fbc_http_req *req, struct MHD_Connection *conn)
 		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_RANGE);
 }
 
-/* The path as it goes to the access log: decoded, so "%0a" would start a
- * forged log line; control bytes and backslashes are written as \xHH, and
- * the text is cut at size (with "..."). */
-static void log_escape(char *out, size_t size, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t o = 0;
-
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		size_t need = (c < 0x20 || c == 0x7f || c == '\\') ? 4 : 1;
-		if (o + need + 4 > size) {
-			memcpy(out + o, "...", 3);
-			o += 3;
-			break;
-		}
-		if (need == 4) {
-			out[o++] = '\\';
-			out[o++] = 'x';
-			out[o++] = hex[c >> 4];
-			out[o++] = hex[c & 15];
-		} else {
-			out[o++] = (char)c;
-		}
-	}
-	out[o] = '\0';
-}
-
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **con_cls)
@@ -398,6 +438,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		fbc_buf_init(&st->body, srv->opts.max_body);
 		clock_gettime(CLOCK_MONOTONIC, &st->start);
 		atomic_fetch_add(&srv->in_flight, 1);
+		fbc_metric_add(&m_in_flight, NULL, 1);
+		request_id_make(st->request_id, conn);
+		st->method = method;
+		st->path = fbc_arena_strdup(st->arena, url);
 		*con_cls = st;
 		const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 							     MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -417,6 +461,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		req.arena = st->arena;
 		req.method = method;
 		req.path = url;
+		req.request_id = st->request_id;
 		fbc_http_problem(&st->resp, &req, 413, "too_large",
 				 "the request body exceeds the limit of %zu bytes",
 				 srv->opts.max_body);
@@ -448,6 +493,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	req.arena = st->arena;
 	req.method = method;
 	req.path = url;
+	req.request_id = st->request_id;
 	fill_headers(&req, conn);
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &req);
 	if (st->too_large) {
@@ -460,17 +506,46 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (fbc_http_dispatch(&srv->opts, &req, &st->resp) != 0 && st->resp.status == 0)
 			return MHD_NO;
 	}
-	if (srv->opts.access_log) {
-		struct timespec now;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		double ms = (double)(now.tv_sec - st->start.tv_sec) * 1e3 +
-			    (double)(now.tv_nsec - st->start.tv_nsec) / 1e6;
-		char path[512];
-		log_escape(path, sizeof(path), url);
-		fprintf(stderr, "fbcd: %s %s %d %zu %.1fms\n", method, path, st->resp.status,
-			st->resp.body_len, ms);
-	}
+	st->route = req.route;
 	return queue(srv, conn, &req, st);
+}
+
+/* The request is over (answered, or the connection dropped): its metrics
+ * and access-log line. */
+static void finish(struct fbc_http_server *srv, struct req_state *st,
+		   enum MHD_RequestTerminationCode toe)
+{
+	struct timespec now;
+	char code[16];
+	const char *route = st->route ? st->route : "unmatched";
+	const char *method = st->method ? st->method : "";
+	double secs;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	secs = (double)(now.tv_sec - st->start.tv_sec) +
+	       (double)(now.tv_nsec - st->start.tv_nsec) / 1e9;
+	if (st->resp.status)
+		snprintf(code, sizeof(code), "%d", st->resp.status);
+	else
+		snprintf(code, sizeof(code), "aborted");
+	/* methods are bounded too: anything unusual is counted as "other" */
+	if (strcmp(method, "GET") && strcmp(method, "HEAD") && strcmp(method, "POST") &&
+	    strcmp(method, "PUT") && strcmp(method, "PATCH") && strcmp(method, "DELETE"))
+		method = "other";
+	fbc_metric_observe(&m_duration, (const char *[]){route, method, code}, secs);
+	if (st->route && strncmp(st->route, "/catalogs/", 10) == 0)
+		fbc_metric_observe(&m_catalogd, (const char *[]){code}, secs);
+	if (!srv->opts.access_log)
+		return;
+	fbc_log(st->resp.status >= 500 ? FBC_LOG_WARN : FBC_LOG_INFO,
+		(fbc_log_field[]){FBC_LOG_STR("request_id", st->request_id),
+				  FBC_LOG_STR("method", method), FBC_LOG_STR("route", route),
+				  FBC_LOG_STR("path", st->path ? st->path : ""),
+				  FBC_LOG_NUM("status", st->resp.status),
+				  FBC_LOG_NUM("bytes", st->resp.body_len),
+				  FBC_LOG_NUM("duration_ms", secs * 1e3)},
+		7, "%s",
+		toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "request" : "request aborted");
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -480,15 +555,16 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	struct req_state *st = *con_cls;
 
 	(void)conn;
-	(void)toe;
 	if (!st)
 		return;
+	finish(srv, st, toe);
 	fbc_http_resp_dispose(&st->resp);
 	fbc_buf_dispose(&st->body);
 	fbc_arena_free(st->arena);
 	free(st);
 	*con_cls = NULL;
 	atomic_fetch_sub(&srv->in_flight, 1);
+	fbc_metric_add(&m_in_flight, NULL, -1);
 }
 
 /* "ADDR:PORT", "[V6]:PORT", ":PORT" or "PORT". */

@@ -1,6 +1,7 @@
 /* The table of job kinds (kind -> handler) that `fbcd serve` and `fbcd
  * worker` run, and the diagnostic "noop" kind. */
 #include "pipeline/queue/queue.h"
+#include "service/base/log.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -19,7 +20,10 @@ static int noop_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc_erro
 	if (ms < 0 || ms > NOOP_SLEEP_MAX)
 		return fbc_error_set(err, FBC_EINVAL, "sleepMs", "sleepMs is 0 to %d",
 				     NOOP_SLEEP_MAX);
-	fprintf(stderr, "noop %s attempt %d\n", ctx->job->key, ctx->job->attempts);
+	fbc_log(FBC_LOG_INFO,
+		(fbc_log_field[]){FBC_LOG_STR("job_key", ctx->job->key),
+				  FBC_LOG_NUM("attempt", ctx->job->attempts)},
+		2, "noop job");
 	ts.tv_sec = ms / 1000;
 	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
 	while (nanosleep(&ts, &ts) != 0)

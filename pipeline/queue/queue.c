@@ -1,5 +1,7 @@
 /* The worker pool of the job queue (see queue.h). */
 #include "pipeline/queue/queue.h"
+#include "service/base/log.h"
+#include "service/base/metrics.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -9,6 +11,28 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+static const double job_buckets[] = {0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900};
+static const fbc_metric_def m_job_duration = {
+	.name = "fbcd_job_duration_seconds",
+	.help = "Time a job attempt ran, by kind and outcome (succeeded, retry, failed).",
+	.type = FBC_METRIC_HISTOGRAM,
+	.labels = {"kind", "outcome"},
+	.buckets = job_buckets,
+	.n_buckets = sizeof(job_buckets) / sizeof(job_buckets[0])};
+static const fbc_metric_def m_job_retries = {
+	.name = "fbcd_job_retries_total",
+	.help = "Job attempts that failed and will be retried.",
+	.type = FBC_METRIC_COUNTER,
+	.labels = {"kind"}};
+
+static double elapsed_s(struct timespec t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
 
 #define MAX_WORKERS  64
 #define BACKOFF_MAX  (10LL * 60 * 1000)
@@ -144,13 +168,21 @@ static void run_job(fbc_queue *q, fbc_db_job *job, unsigned *seed)
 	json_t *payload = NULL;
 	char *result = NULL, msg[ERROR_REPORT];
 	fbc_error err, e2;
+	struct timespec t0;
 	int rc;
 
 	fbc_error_init(&err);
 	fbc_error_init(&e2);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (q->opt.log)
-		fprintf(stderr, "fbcd worker %s: job %lld %s %s: attempt %d of %d\n", q->worker,
-			(long long)job->id, job->kind, job->key, job->attempts, job->max_attempts);
+		fbc_log(FBC_LOG_INFO,
+			(fbc_log_field[]){FBC_LOG_STR("worker", q->worker),
+					  FBC_LOG_NUM("job_id", job->id),
+					  FBC_LOG_STR("job_kind", job->kind),
+					  FBC_LOG_STR("job_key", job->key),
+					  FBC_LOG_NUM("attempt", job->attempts),
+					  FBC_LOG_NUM("max_attempts", job->max_attempts)},
+			6, "job started");
 	if (!k) {
 		rc = fbc_error_set(&err, FBC_EINVAL, job->kind, "no handler for job kind '%s'",
 				   job->kind);
@@ -164,27 +196,52 @@ static void run_job(fbc_queue *q, fbc_db_job *job, unsigned *seed)
 		if (rc != 0) {
 			/* cancelled, lease lost or database gone: the effect was not
 			 * committed, and the job runs again if it is still wanted */
-			fprintf(stderr, "fbcd worker %s: job %lld: cannot record completion: %s\n",
-				q->worker, (long long)job->id, err.message);
+			fbc_log(FBC_LOG_WARN,
+				(fbc_log_field[]){FBC_LOG_STR("worker", q->worker),
+						  FBC_LOG_NUM("job_id", job->id),
+						  FBC_LOG_STR("job_kind", job->kind),
+						  FBC_LOG_STR("error", err.message)},
+				4, "job: cannot record completion");
 			goto done;
 		}
 	}
 	if (rc == 0) {
 		if (q->opt.log)
-			fprintf(stderr, "fbcd worker %s: job %lld %s succeeded\n", q->worker,
-				(long long)job->id, job->kind);
+			fbc_log(FBC_LOG_INFO,
+				(fbc_log_field[]){FBC_LOG_STR("worker", q->worker),
+						  FBC_LOG_NUM("job_id", job->id),
+						  FBC_LOG_STR("job_kind", job->kind),
+						  FBC_LOG_NUM("duration_ms", elapsed_s(t0) * 1e3)},
+				4, "job succeeded");
+		fbc_metric_observe(&m_job_duration, (const char *[]){job->kind, "succeeded"},
+				   elapsed_s(t0));
 		goto done;
 	}
 	bool retry = fbc_queue_transient(rc);
 	long long back = fbc_queue_backoff_ms(q->opt.retry_base_ms, job->attempts, rnd01(seed));
 	snprintf(msg, sizeof(msg), "%s: %s%s%s", fbc_error_code_name(rc), err.where,
 		 err.where[0] ? ": " : "", err.message);
-	fprintf(stderr, "fbcd worker %s: job %lld %s attempt %d failed%s: %s\n", q->worker,
-		(long long)job->id, job->kind, job->attempts,
-		retry && job->attempts < job->max_attempts ? " (will retry)" : "", msg);
+	fbc_log(FBC_LOG_WARN,
+		(fbc_log_field[]){
+			FBC_LOG_STR("worker", q->worker), FBC_LOG_NUM("job_id", job->id),
+			FBC_LOG_STR("job_kind", job->kind), FBC_LOG_NUM("attempt", job->attempts),
+			FBC_LOG_STR("retry",
+				    retry && job->attempts < job->max_attempts ? "yes" : "no"),
+			FBC_LOG_STR("error", msg)},
+		6, "job attempt failed");
+	fbc_metric_observe(&m_job_duration,
+			   (const char *[]){job->kind, retry && job->attempts < job->max_attempts
+							       ? "retry"
+							       : "failed"},
+			   elapsed_s(t0));
+	if (retry && job->attempts < job->max_attempts)
+		fbc_metric_add(&m_job_retries, (const char *[]){job->kind}, 1);
 	if (fbc_db_job_fail(q->db, job->id, q->worker, msg, retry, back, &e2) != 0)
-		fprintf(stderr, "fbcd worker %s: job %lld: cannot record the failure: %s\n",
-			q->worker, (long long)job->id, e2.message);
+		fbc_log(FBC_LOG_WARN,
+			(fbc_log_field[]){FBC_LOG_STR("worker", q->worker),
+					  FBC_LOG_NUM("job_id", job->id),
+					  FBC_LOG_STR("error", e2.message)},
+			3, "job: cannot record the failure");
 done:
 	free(result);
 	json_decref(payload);
@@ -212,10 +269,10 @@ static void *worker_main(void *arg)
 			int n = 0;
 			atomic_store(&q->last_requeue_ms, t);
 			if (fbc_db_job_requeue_expired(&n, q->db, &err) == 0 && n > 0)
-				fprintf(stderr,
-					"fbcd worker %s: %d job(s) with an expired lease returned "
-					"to the queue\n",
-					q->worker, n);
+				fbc_log(FBC_LOG_WARN,
+					(fbc_log_field[]){FBC_LOG_STR("worker", q->worker),
+							  FBC_LOG_NUM("jobs", n)},
+					2, "jobs with an expired lease returned to the queue");
 		}
 		memset(&job, 0, sizeof(job));
 		rc = fbc_db_job_claim(&job, q->db, q->worker, q->opt.lease_ms, q->kinds, &err);
@@ -229,8 +286,10 @@ static void *worker_main(void *arg)
 		}
 		if (rc < 0) {
 			if (!db_down)
-				fprintf(stderr, "fbcd worker %s: cannot claim jobs: %s\n",
-					q->worker, err.message);
+				fbc_log(FBC_LOG_WARN,
+					(fbc_log_field[]){FBC_LOG_STR("worker", q->worker),
+							  FBC_LOG_STR("error", err.message)},
+					2, "cannot claim jobs");
 			db_down = true;
 			idle_wait(q, 1000, seen);
 			continue;
@@ -276,8 +335,10 @@ static void *heartbeat_main(void *arg)
 		snprintf(ids + len, sizeof(ids) - len, "}");
 		if (len > 1 &&
 		    fbc_db_job_renew(NULL, q->db, q->worker, ids, q->opt.lease_ms, &err) != 0)
-			fprintf(stderr, "fbcd worker %s: cannot renew leases: %s\n", q->worker,
-				err.message);
+			fbc_log(FBC_LOG_WARN,
+				(fbc_log_field[]){FBC_LOG_STR("worker", q->worker),
+						  FBC_LOG_STR("error", err.message)},
+				2, "cannot renew leases");
 	}
 	return NULL;
 }
@@ -296,10 +357,12 @@ static void *listener_main(void *arg)
 		if (!l) {
 			if (fbc_db_listener_open(&l, q->db, FBC_DB_JOB_CHANNEL, &err) != 0) {
 				if (!reported)
-					fprintf(stderr,
-						"fbcd worker %s: LISTEN unavailable (polling "
-						"every %u ms): %s\n",
-						q->worker, q->opt.poll_ms, err.message);
+					fbc_log(FBC_LOG_WARN,
+						(fbc_log_field[]){
+							FBC_LOG_STR("worker", q->worker),
+							FBC_LOG_NUM("poll_ms", q->opt.poll_ms),
+							FBC_LOG_STR("error", err.message)},
+						3, "LISTEN unavailable: polling");
 				reported = true;
 				l = NULL;
 				sleep(1);
@@ -372,8 +435,11 @@ int fbc_queue_start(fbc_queue **out, fbc_db *db, const fbc_queue_options *opt, f
 		rc = fbc_error_set(err, FBC_EINTERNAL, "queue", "cannot start a thread");
 		goto fail;
 	}
-	fprintf(stderr, "fbcd worker %s: %u worker thread(s), lease %u ms\n", q->worker,
-		q->opt.workers, q->opt.lease_ms);
+	fbc_log(FBC_LOG_INFO,
+		(fbc_log_field[]){FBC_LOG_STR("worker", q->worker),
+				  FBC_LOG_NUM("threads", q->opt.workers),
+				  FBC_LOG_NUM("lease_ms", q->opt.lease_ms)},
+		3, "workers started");
 	*out = q;
 	return 0;
 fail:

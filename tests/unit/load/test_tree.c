@@ -55,18 +55,9 @@ static void assert_same(const result *a, const result *b)
  * directories, .indexignore in two domains, files that fail (L4, L5, L6),
  * JSON streams, multi-document YAML and a file over max_file_bytes. */
 static const char *const paths[] = {
-	"pkg-a/catalog.yaml",
-	"pkg-a/.indexignore",
-	"pkg-a/notes.txt",
-	"pkg-a/sub/more.json",
-	"pkg-b/index.json",
-	"pkg-b/broken.json",
-	".indexignore",
-	"ignored/x.yaml",
-	"README.md",
-	"z/bad.yaml",
-	"z/big.yaml",
-	"B/upper.yaml",
+	"pkg-a/catalog.yaml", "pkg-a/.indexignore", "pkg-a/notes.txt", "pkg-a/sub/more.json",
+	"pkg-b/index.json",   "pkg-b/broken.json",  ".indexignore",    "ignored/x.yaml",
+	"README.md",	      "z/bad.yaml",	    "z/big.yaml",      "B/upper.yaml",
 };
 static const char *const data[] = {
 	"---\nschema: olm.package\nname: a\n---\nschema: olm.channel\npackage: a\nname: "
@@ -217,8 +208,7 @@ static void fbc_load_tree__links_through_the_tree(void **state)
 	assert_string_equal(fbc_diags_at(&a.d, 2)->message,
 			    "open d-dangling: No such file or directory");
 	assert_string_equal(fbc_diags_at(&a.d, 3)->message, "read e-fifo: not a regular file");
-	assert_string_equal(fbc_diags_at(&a.d, 4)->message,
-			    "read f-fifo-link: not a regular file");
+	assert_string_equal(fbc_diags_at(&a.d, 4)->message, "read f-fifo-link: not a regular file");
 	for (size_t i = 0; i < 5; i++)
 		assert_string_equal(fbc_diags_at(&a.d, i)->code, "L1");
 	result_dispose(&a);
