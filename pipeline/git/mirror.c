@@ -31,7 +31,8 @@ static int credentials(git_credential **out, const char *url, const char *user_f
 static int git_fail(fbc_error *err, int code, const char *path, const char *what)
 {
 	const git_error *e = git_error_last();
-	return fbc_error_set(err, code, path, "%s: %s", what, e && e->message ? e->message : "failed");
+	return fbc_error_set(err, code, path, "%s: %s", what,
+			     e && e->message ? e->message : "failed");
 }
 
 int fbc_git_mirror_fetch(const char *path, const fbc_git_mirror_opts *opts, fbc_error *err)
