@@ -9,6 +9,8 @@
  */
 #include "api/cli/cli.h"
 #include "api/cli/util.h"
+#include "service/goyaml/goyaml.h"
+#include "service/load/load.h"
 #include "service/template/template.h"
 
 #include <getopt.h>
@@ -26,7 +28,8 @@ static void usage(FILE *f)
 	      "                [--migrate-level LEVEL] [--bundles-from DIR]...\n"
 	      "                [--bundle-root DIR]... [--pull] [--semver-rules v1.71|v1.46]\n"
 	      "       fbcd template verify --repo DIR --operator OP [--bundles-from DIR]...\n"
-	      "                [--bundle-root DIR]... [--semver-rules v1.71|v1.46]\n"
+	      "                [--bundle-root DIR]... [--semver-rules v1.71|v1.46] [--write]\n"
+	      "       fbcd template add-bundle --repo DIR --operator OP --version V [--image REF]\n"
 	      "\n"
 	      "render: render a catalog template (olm.template.basic or olm.semver; the type\n"
 	      "from the argument or the document's schema) as `opm alpha render-template`\n"
@@ -39,7 +42,14 @@ static void usage(FILE *f)
 	      "template for each catalog it maps to (migrate level from the catalog name:\n"
 	      "bundle-object-to-csv-metadata from v4.17) and compare with the committed\n"
 	      "<repo>/catalogs/<name>/<op>/catalog.yaml. Defaults: --bundles-from\n"
-	      "<repo>/catalogs, --bundle-root <repo>/operators.\n"
+	      "<repo>/catalogs, --bundle-root <repo>/operators. --write replaces the committed\n"
+	      "files with the rendered ones (what the release bot commits).\n"
+	      "\n"
+	      "add-bundle: insert bundle <repo>/operators/<op>/<V>/ into the templates its\n"
+	      "release-config.yaml names, as the release pipeline does (channels and entries\n"
+	      "appended, replaces/skips/skipRange as given, defaultChannel unchanged; image\n"
+	      "default quay.io/community-operator-pipeline-prod/<op>:<V>). Templates are\n"
+	      "rewritten in block style with their keys in order (comments are not kept).\n"
 	      "\n"
 	      "Options:\n"
 	      "  -o, --output yaml|json     output format (render; default json, as opm)\n"
@@ -68,6 +78,9 @@ typedef struct opts {
 	const char *rules;
 	const char *repo;
 	const char *op;
+	const char *version;
+	const char *image;
+	bool write;
 } opts;
 
 static char *read_input(const char *path, size_t *len)
@@ -286,6 +299,19 @@ static int cmd_verify(const opts *o)
 				fbc_template_diff d;
 				fbc_template_compare(&d, out.data ? out.data : "", out.len, cdata,
 						     clen);
+				if (!d.same && o->write) {
+					FILE *wf = fopen(cpath, "wb");
+					if (wf == NULL ||
+					    fwrite(out.data, 1, out.len, wf) != out.len) {
+						fprintf(stderr, "%s: cannot write\n", cpath);
+						status = FBC_CLI_USAGE;
+					} else {
+						printf("%s: written\n", cpath);
+						d.same = true;
+					}
+					if (wf != NULL)
+						fclose(wf);
+				}
 				if (d.same) {
 					same++;
 					printf("%s: %s -> %s: identical\n", o->op,
@@ -313,6 +339,127 @@ done:
 	return status;
 }
 
+static int write_file(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	if (f == NULL)
+		return -1;
+	int rc = fwrite(data, 1, len, f) == len ? 0 : -1;
+	if (fclose(f) != 0)
+		rc = -1;
+	return rc;
+}
+
+static int cmd_add_bundle(const opts *o)
+{
+	fbc_template_ci ci = {0};
+	fbc_template_release rel = {0};
+	fbc_tree *bt = NULL;
+	fbc_bundle *b = NULL;
+	fbc_error err;
+	char path[4096], img[1024];
+	char *cidata = NULL, *rdata = NULL;
+	size_t cilen = 0, rlen = 0;
+	int status = FBC_CLI_USAGE;
+
+	fbc_error_init(&err);
+	if (o->repo == NULL || o->op == NULL || o->version == NULL) {
+		fprintf(stderr, "fbcd template add-bundle: --repo, --operator and --version are "
+				"required\n");
+		return FBC_CLI_USAGE;
+	}
+	snprintf(path, sizeof(path), "%s/operators/%s/ci.yaml", o->repo, o->op);
+	if ((cidata = read_input(path, &cilen)) == NULL) {
+		fprintf(stderr, "fbcd template add-bundle: unable to open \"%s\"\n", path);
+		goto done;
+	}
+	if (fbc_template_ci_parse(&ci, cidata, cilen, path, &err) != 0)
+		goto fail;
+	snprintf(path, sizeof(path), "%s/operators/%s/%s/release-config.yaml", o->repo, o->op,
+		 o->version);
+	if ((rdata = read_input(path, &rlen)) == NULL) {
+		fprintf(stderr, "fbcd template add-bundle: unable to open \"%s\"\n", path);
+		goto done;
+	}
+	if (fbc_template_release_parse(&rel, rdata, rlen, path, &err) != 0)
+		goto fail;
+	snprintf(path, sizeof(path), "%s/operators/%s/%s", o->repo, o->op, o->version);
+	if (fbc_tree_open_dir(&bt, path, &err) != 0 || fbc_bundle_read(&b, bt, NULL, &err) != 0)
+		goto fail;
+	const char *bname = fbc_bundle_name(b);
+	if (bname[0] == '\0') {
+		fprintf(stderr, "fbcd template add-bundle: %s: the bundle has no CSV name\n", path);
+		goto done;
+	}
+	if (o->image != NULL)
+		snprintf(img, sizeof(img), "%s", o->image);
+	else
+		snprintf(img, sizeof(img), "quay.io/community-operator-pipeline-prod/%s:%s", o->op,
+			 o->version);
+	status = FBC_CLI_OK;
+	for (size_t i = 0; i < fbc_template_release_count(&rel); i++) {
+		const char *tn = fbc_template_release_template(&rel, i);
+		const fbc_template_mapping *m = NULL;
+		for (size_t k = 0; k < ci.nmaps; k++)
+			if (strcmp(ci.maps[k].template_name, tn) == 0)
+				m = &ci.maps[k];
+		if (m == NULL) {
+			fprintf(stderr,
+				"fbcd template add-bundle: template %s is not in ci.yaml's "
+				"fbc.catalog_mapping\n",
+				tn);
+			status = FBC_CLI_INVALID;
+			continue;
+		}
+		char tpath[4096];
+		snprintf(tpath, sizeof(tpath), "%s/operators/%s/catalog-templates/%s", o->repo,
+			 o->op, tn);
+		size_t tlen = 0;
+		char *tdata = read_input(tpath, &tlen);
+		json_t *doc = NULL;
+		if (tdata != NULL) {
+			fbc_load_limits lim;
+			fbc_load_limits_default(&lim);
+			if (fbc_yaml_doc_to_json(&doc, NULL, tdata, tlen, &lim, &err) != 0) {
+				fprintf(stderr, "fbcd template add-bundle: %s: %s\n", tpath,
+					err.message);
+				free(tdata);
+				status = FBC_CLI_INVALID;
+				continue;
+			}
+		}
+		free(tdata);
+		fbc_buf out;
+		fbc_buf_init(&out, 0);
+		if (fbc_template_add_bundle(&doc, &rel, i, m->type, o->op, img, bname, &err) != 0 ||
+		    fbc_buf_puts(&out, "---\n") != 0 ||
+		    fbc_goyaml_emit_ordered(&out, doc, &err) != 0) {
+			fprintf(stderr, "fbcd template add-bundle: %s: %s\n", tpath, err.message);
+			status = FBC_CLI_INVALID;
+		} else if (write_file(tpath, out.data, out.len) != 0) {
+			fprintf(stderr, "fbcd template add-bundle: cannot write %s\n", tpath);
+			status = FBC_CLI_USAGE;
+		} else {
+			printf("%s: added %s (%s)\n", tpath, bname, img);
+		}
+		fbc_buf_dispose(&out);
+		json_decref(doc);
+	}
+	goto done;
+fail:
+	fprintf(stderr, "fbcd template add-bundle: %s%s%s\n", err.where, err.where[0] ? ": " : "",
+		err.message);
+	status = FBC_CLI_INVALID;
+done:
+	fbc_bundle_free(b);
+	fbc_tree_free(bt);
+	fbc_template_release_dispose(&rel);
+	fbc_template_ci_dispose(&ci);
+	free(cidata);
+	free(rdata);
+	return status;
+}
+
 int fbc_cmd_template(int argc, char **argv)
 {
 	static const struct option lopts[] = {{"output", required_argument, NULL, 'o'},
@@ -323,6 +470,9 @@ int fbc_cmd_template(int argc, char **argv)
 					      {"semver-rules", required_argument, NULL, 's'},
 					      {"repo", required_argument, NULL, 'R'},
 					      {"operator", required_argument, NULL, 'O'},
+					      {"version", required_argument, NULL, 'V'},
+					      {"image", required_argument, NULL, 'I'},
+					      {"write", no_argument, NULL, 'W'},
 					      {"help", no_argument, NULL, 'h'},
 					      {NULL, 0, NULL, 0}};
 	opts o;
@@ -332,8 +482,11 @@ int fbc_cmd_template(int argc, char **argv)
 		return argc < 2 ? FBC_CLI_USAGE : FBC_CLI_OK;
 	}
 	const char *sub = argv[1];
-	if (strcmp(sub, "render") != 0 && strcmp(sub, "verify") != 0) {
-		fprintf(stderr, "fbcd template: unknown subcommand '%s' (render, verify)\n", sub);
+	if (strcmp(sub, "render") != 0 && strcmp(sub, "verify") != 0 &&
+	    strcmp(sub, "add-bundle") != 0) {
+		fprintf(stderr,
+			"fbcd template: unknown subcommand '%s' (render, verify, add-bundle)\n",
+			sub);
 		return FBC_CLI_USAGE;
 	}
 	optind = 1;
@@ -371,6 +524,15 @@ int fbc_cmd_template(int argc, char **argv)
 		case 'O':
 			o.op = optarg;
 			break;
+		case 'V':
+			o.version = optarg;
+			break;
+		case 'I':
+			o.image = optarg;
+			break;
+		case 'W':
+			o.write = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return FBC_CLI_OK;
@@ -387,8 +549,10 @@ int fbc_cmd_template(int argc, char **argv)
 	if (strcmp(sub, "render") == 0)
 		return cmd_render(&o, argc - first, argv + first);
 	if (argc - first != 0) {
-		fprintf(stderr, "fbcd template verify: unexpected argument '%s'\n", argv[first]);
+		fprintf(stderr, "fbcd template %s: unexpected argument '%s'\n", sub, argv[first]);
 		return FBC_CLI_USAGE;
 	}
+	if (strcmp(sub, "add-bundle") == 0)
+		return cmd_add_bundle(&o);
 	return cmd_verify(&o);
 }

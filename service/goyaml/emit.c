@@ -28,6 +28,7 @@ typedef struct em {
 	bool simple_key_ctx;
 	unsigned depth;
 	bool too_deep;
+	bool keep_order; /* write keys in the object's order (not go-yaml) */
 } em;
 
 enum style { ST_PLAIN, ST_SINGLE, ST_DOUBLE, ST_LITERAL };
@@ -607,7 +608,8 @@ static void emit_mapping(em *e, const json_t *v)
 		k++;
 		iter = json_object_iter_next((json_t *)v, iter);
 	}
-	qsort(items, k, sizeof(*items), kv_cmp);
+	if (!e->keep_order)
+		qsort(items, k, sizeof(*items), kv_cmp);
 
 	long saved = e->indent;
 	increase_indent(e, false, false);
@@ -709,7 +711,7 @@ static void emit_node(em *e, const json_t *v, bool mapping, bool simple_key_ctx)
 	e->depth--;
 }
 
-int fbc_goyaml_emit(fbc_buf *out, const json_t *v, fbc_error *err)
+static int emit_doc(fbc_buf *out, const json_t *v, bool keep_order, fbc_error *err)
 {
 	if (v == NULL || (!json_is_object(v) && !json_is_array(v)))
 		return fbc_error_set(err, FBC_EINVAL, NULL,
@@ -723,7 +725,8 @@ int fbc_goyaml_emit(fbc_buf *out, const json_t *v, fbc_error *err)
 		.mapping_ctx = false,
 		.simple_key_ctx = false,
 		.depth = 0,
-		.too_deep = false};
+		.too_deep = false,
+		.keep_order = keep_order};
 	emit_node(&e, v, false, false);
 	/* document end: write_indent at indent -1 breaks the last line */
 	e.indent = -1;
@@ -746,4 +749,14 @@ int fbc_goyaml_emit_document(fbc_buf *out, const json_t *v, fbc_error *err)
 	if (rc != 0)
 		return fbc_error_set(err, rc, NULL, "goyaml: output limit reached");
 	return fbc_goyaml_emit(out, v, err);
+}
+
+int fbc_goyaml_emit(fbc_buf *out, const json_t *v, fbc_error *err)
+{
+	return emit_doc(out, v, false, err);
+}
+
+int fbc_goyaml_emit_ordered(fbc_buf *out, const json_t *v, fbc_error *err)
+{
+	return emit_doc(out, v, true, err);
 }

@@ -34,6 +34,11 @@
  * On failure out may hold a partial document. */
 int fbc_goyaml_emit(fbc_buf *out, const json_t *v, fbc_error *err);
 
+/* The same layout and scalar rules, but mapping keys in the object's own
+ * order (for files people edit, such as catalog templates, where sorting
+ * would rewrite every line). Not something go-yaml writes. */
+int fbc_goyaml_emit_ordered(fbc_buf *out, const json_t *v, fbc_error *err);
+
 /* "---\n" followed by fbc_goyaml_emit: one blob as declcfg.WriteYAML writes it. */
 int fbc_goyaml_emit_document(fbc_buf *out, const json_t *v, fbc_error *err);
 

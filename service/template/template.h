@@ -139,4 +139,26 @@ int fbc_template_ci_parse(fbc_template_ci *out, const char *data, size_t len, co
 			  fbc_error *err);
 void fbc_template_ci_dispose(fbc_template_ci *ci);
 
+/* release-config.yaml (§5.3) of a bundle directory. */
+typedef struct fbc_template_release {
+	json_t *doc; /* the decoded file */
+} fbc_template_release;
+
+int fbc_template_release_parse(fbc_template_release *out, const char *data, size_t len,
+			       const char *file, fbc_error *err);
+void fbc_template_release_dispose(fbc_template_release *rc);
+size_t fbc_template_release_count(const fbc_template_release *rc);
+const char *fbc_template_release_template(const fbc_template_release *rc, size_t i);
+
+/* Apply catalog_templates item i of rc to the template *io (NULL: create it;
+ * the result is then a new object) as the release bot does: basic templates
+ * get missing channels appended, the bundle reference appended unless its
+ * image is there, and {name, replaces?, skips?, skipRange?} appended to each
+ * listed channel unless identical; defaultChannel is never changed on
+ * amend. Semver templates get {Image} appended to each listed archetype
+ * (Candidate, Fast, Stable, spelled as given). */
+int fbc_template_add_bundle(json_t **io, const fbc_template_release *rc, size_t i,
+			    fbc_template_type type, const char *op, const char *image,
+			    const char *bundle_name, fbc_error *err);
+
 #endif

@@ -466,6 +466,76 @@ static void fbc_template_ci_parse__mapping(void **state)
 	fbc_template_ci_dispose(&ci);
 }
 
+static void fbc_template_add_bundle__create_and_amend(void **state)
+{
+	(void)state;
+	fbc_template_release rel;
+	fbc_error err;
+	fbc_error_init(&err);
+	const char *rc = "catalog_templates:\n- template_name: basic.yaml\n  channels: [stable, "
+			 "fast]\n  defaultChannel: fast\n  replaces: op.v1.0.0\n  skipRange: "
+			 "'>=0.9.0 <1.1.0'\n";
+	assert_int_equal(fbc_template_release_parse(&rel, rc, strlen(rc), "rc.yaml", &err), 0);
+	assert_int_equal(fbc_template_release_count(&rel), 1);
+	assert_string_equal(fbc_template_release_template(&rel, 0), "basic.yaml");
+	/* create */
+	json_t *doc = NULL;
+	assert_int_equal(fbc_template_add_bundle(&doc, &rel, 0, FBC_TEMPLATE_BASIC, "op",
+						 "q/op:1.1.0", "op.v1.1.0", &err),
+			 0);
+	char *d = json_dumps(doc, JSON_COMPACT);
+	assert_string_equal(
+		d,
+		"{\"schema\":\"olm.template.basic\",\"entries\":[{\"schema\":\"olm.package\","
+		"\"name\":\"op\",\"defaultChannel\":\"fast\"},{\"schema\":\"olm.channel\",\"name\":"
+		"\"stable\",\"package\":\"op\",\"entries\":[{\"name\":\"op.v1.1.0\",\"replaces\":"
+		"\"op.v1.0.0\",\"skipRange\":\">=0.9.0 <1.1.0\"}]},{\"schema\":\"olm.channel\","
+		"\"name\":\"fast\",\"package\":\"op\",\"entries\":[{\"name\":\"op.v1.1.0\","
+		"\"replaces\":\"op.v1.0.0\",\"skipRange\":\">=0.9.0 <1.1.0\"}]},{\"schema\":"
+		"\"olm.bundle\",\"image\":\"q/op:1.1.0\"}]}");
+	free(d);
+	json_decref(doc);
+	/* amend: defaultChannel unchanged, missing channel appended at the end, entry appended,
+	 * bundle appended once; a second application changes nothing */
+	json_error_t jerr;
+	doc = json_loads(
+		"{\"schema\":\"olm.template.basic\",\"entries\":[{\"schema\":"
+		"\"olm.package\",\"name\":\"op\",\"defaultChannel\":\"stable\"},{\"schema\":"
+		"\"olm.channel\",\"name\":\"stable\",\"package\":\"op\",\"entries\":[{\"name\":"
+		"\"op.v1.0.0\"}]},{\"schema\":\"olm.bundle\",\"image\":\"q/op:1.0.0\"}]}",
+		0, &jerr);
+	assert_non_null(doc);
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(fbc_template_add_bundle(&doc, &rel, 0, FBC_TEMPLATE_BASIC, "op",
+							 "q/op:1.1.0", "op.v1.1.0", &err),
+				 0);
+	d = json_dumps(doc, JSON_COMPACT);
+	assert_string_equal(
+		d,
+		"{\"schema\":\"olm.template.basic\",\"entries\":[{\"schema\":\"olm.package\","
+		"\"name\":\"op\",\"defaultChannel\":\"stable\"},{\"schema\":\"olm.channel\","
+		"\"name\":"
+		"\"stable\",\"package\":\"op\",\"entries\":[{\"name\":\"op.v1.0.0\"},{\"name\":"
+		"\"op.v1.1.0\",\"replaces\":\"op.v1.0.0\",\"skipRange\":\">=0.9.0 <1.1.0\"}]},"
+		"{\"schema\":\"olm.bundle\",\"image\":\"q/op:1.0.0\"},{\"schema\":\"olm.channel\","
+		"\"name\":\"fast\",\"package\":\"op\",\"entries\":[{\"name\":\"op.v1.1.0\","
+		"\"replaces\":\"op.v1.0.0\",\"skipRange\":\">=0.9.0 <1.1.0\"}]},{\"schema\":"
+		"\"olm.bundle\",\"image\":\"q/op:1.1.0\"}]}");
+	free(d);
+	json_decref(doc);
+	doc = NULL;
+	/* semver: only Candidate, Fast, Stable */
+	assert_int_not_equal(fbc_template_add_bundle(&doc, &rel, 0, FBC_TEMPLATE_SEMVER, "op",
+						     "q/op:1.1.0", "op.v1.1.0", &err),
+			     0);
+	assert_null(doc);
+	fbc_template_release_dispose(&rel);
+	const char *bad = "catalog_templates:\n- template_name: b.yaml\n  channels: []\n";
+	assert_int_not_equal(fbc_template_release_parse(&rel, bad, strlen(bad), "rc.yaml", &err),
+			     0);
+	assert_string_equal(err.where, "rc.yaml:2");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -479,6 +549,7 @@ int main(void)
 		cmocka_unit_test(fbc_template_compare__first_differing_blob),
 		cmocka_unit_test(fbc_template_catalog_migrate__v4_17_and_later),
 		cmocka_unit_test(fbc_template_ci_parse__mapping),
+		cmocka_unit_test(fbc_template_add_bundle__create_and_amend),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
