@@ -62,6 +62,7 @@ static int operators_units(fbc_vec *units, chk_ctx *c, fbc_error *err)
 		int rc;
 
 		free(path);
+		fbc_error_init(&e2);
 		if (!u || !ci) {
 			free(ci);
 			return fbc_error_set(err, FBC_ENOMEM, pkg, "out of memory");

@@ -105,14 +105,3 @@ int chk_run_resolve(chk_ctx *c, chk_out *o, fbc_error *err)
 	}
 	return chk_summary(o, "%zu channel heads resolved (classic semantics)", n);
 }
-
-int chk_run_templates(chk_ctx *c, chk_out *o, fbc_error *err)
-{
-	if (c->templates.len == 0 && c->bundles.len == 0)
-		return chk_summary(o, "no template or add-mode bundle is touched");
-	return chk_skip(o,
-			"the template renderer (service/template) and add mode "
-			"(service/addmode) are not in this build yet: %zu templates, %zu bundle "
-			"directories not checked",
-			c->templates.len, c->bundles.len);
-}

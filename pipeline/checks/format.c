@@ -1,14 +1,51 @@
 /* The one place check results are formatted: the §5 JSON document and the text report. */
 #include "pipeline/checks/internal.h"
 
+#include "service/base/utf8.h"
+
+#include <stdlib.h>
 #include <string.h>
+
+/* A JSON string of s; bytes that are not UTF-8 (a file name, a message quoting input)
+ * become U+FFFD, since JSON strings must be UTF-8. */
+static json_t *jstr(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	char *copy, *w;
+	json_t *j;
+
+	if (!s)
+		return json_string("");
+	if (fbc_utf8_valid(s, n))
+		return json_stringn(s, n);
+	if (!(copy = malloc(n * 3 + 1)))
+		return NULL;
+	w = copy;
+	for (size_t i = 0; i < n;) {
+		uint32_t cp;
+		size_t k = fbc_utf8_decode(&cp, (const unsigned char *)s + i, n - i);
+
+		if (k == 0) {
+			memcpy(w, "\xef\xbf\xbd", 3);
+			w += 3;
+			i++;
+		} else {
+			memcpy(w, s + i, k);
+			w += k;
+			i += k;
+		}
+	}
+	j = json_stringn(copy, (size_t)(w - copy));
+	free(copy);
+	return j;
+}
 
 static json_t *str_array(const char *const *items, size_t n)
 {
 	json_t *a = json_array();
 
 	for (size_t i = 0; a && i < n; i++)
-		if (json_array_append_new(a, json_string(items[i])) != 0) {
+		if (json_array_append_new(a, jstr(items[i])) != 0) {
 			json_decref(a);
 			return NULL;
 		}
@@ -19,8 +56,8 @@ int fbc_checks_result_json(json_t **out, const fbc_checks_result *r, fbc_error *
 {
 	json_t *doc = NULL, *changes, *bundles, *checks, *timings, *tchecks;
 
-	doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "base", r->base, "head", r->head,
-			"mergeBase", r->merge_base, "author", r->author ? r->author : "", "layout",
+	doc = json_pack("{s:s, s:s, s:s, s:o?, s:s, s:s}", "base", r->base, "head", r->head,
+			"mergeBase", r->merge_base, "author", jstr(r->author), "layout",
 			r->layout ? r->layout : "plain", "conclusion",
 			fbc_check_conclusion_name(r->conclusion));
 	bundles = json_pack(
@@ -54,19 +91,19 @@ int fbc_checks_result_json(json_t **out, const fbc_checks_result *r, fbc_error *
 
 		for (size_t k = 0; anns && k < c->n_findings; k++) {
 			const fbc_finding *f = &c->findings[k];
-			json_t *a = json_pack("{s:s, s:i, s:s, s:s, s:s}", "path", f->path, "line",
-					      f->line > 0 ? f->line : 1, "level",
-					      fbc_check_level_name(f->level), "code", f->code,
-					      "message", f->message);
+			json_t *a = json_pack("{s:o?, s:i, s:s, s:o?, s:o?}", "path", jstr(f->path),
+					      "line", f->line > 0 ? f->line : 1, "level",
+					      fbc_check_level_name(f->level), "code", jstr(f->code),
+					      "message", jstr(f->message));
 
 			if (!a || json_array_append_new(anns, a) != 0) {
 				json_decref(anns);
 				anns = NULL;
 			}
 		}
-		cj = json_pack("{s:s, s:s, s:s, s:o?}", "id", c->id, "conclusion",
+		cj = json_pack("{s:s, s:s, s:o?, s:o?}", "id", c->id, "conclusion",
 			       fbc_check_conclusion_name(c->conclusion), "summary",
-			       c->summary ? c->summary : "", "annotations", anns);
+			       jstr(c->summary), "annotations", anns);
 		if (!anns || !cj || json_array_append_new(checks, cj) != 0 ||
 		    json_object_set_new(tchecks, c->id, json_integer((json_int_t)(c->ms + 0.5)))) {
 			json_decref(doc);

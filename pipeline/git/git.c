@@ -127,6 +127,20 @@ int fbc_git_resolve(char out[FBC_GIT_ID_MAX], fbc_git *g, const char *rev, fbc_e
 	return rc;
 }
 
+int fbc_git_commit_time(int64_t *out, fbc_git *g, const char *rev, fbc_error *err)
+{
+	git_commit *c = NULL;
+	int rc;
+
+	fbc_git_lock(g);
+	rc = fbc_git_commit_locked(&c, g, rev, err);
+	if (rc == 0)
+		*out = (int64_t)git_commit_time(c);
+	git_commit_free(c);
+	fbc_git_unlock(g);
+	return rc;
+}
+
 int fbc_git_merge_base(char out[FBC_GIT_ID_MAX], fbc_git *g, const char *a, const char *b,
 		       fbc_error *err)
 {

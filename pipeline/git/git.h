@@ -46,6 +46,9 @@ const char *fbc_git_path(const fbc_git *g);
  * nothing, FBC_EINVAL when it names something that is not a commit. */
 int fbc_git_resolve(char out[FBC_GIT_ID_MAX], fbc_git *g, const char *rev, fbc_error *err);
 
+/* The committer time of commit rev (seconds since the epoch). */
+int fbc_git_commit_time(int64_t *out, fbc_git *g, const char *rev, fbc_error *err);
+
 /* The merge base of two commits (ids or revs). FBC_ENOTFOUND when the
  * histories are unrelated (or cut by a shallow clone). */
 int fbc_git_merge_base(char out[FBC_GIT_ID_MAX], fbc_git *g, const char *a, const char *b,

@@ -661,6 +661,28 @@ static void run__shared_cache_hits_and_bound(void **state)
 	fbc_git_free(g);
 }
 
+static void run__json_of_non_utf8_paths(void **state)
+{
+	fbc_checks_result *r;
+	json_t *doc = NULL;
+	fbc_error err;
+
+	change("echo x > \"$(printf 'bad\\377name')\"");
+	r = run();
+	assert_non_null(finding(r, "changes", "outside-layout"));
+	assert_int_equal(fbc_checks_result_json(&doc, r, &err), 0);
+	assert_non_null(strstr(
+		json_string_value(json_object_get(
+			json_array_get(
+				json_object_get(json_array_get(json_object_get(doc, "checks"), 0),
+						"annotations"),
+				0),
+			"path")),
+		"bad\xef\xbf\xbdname"));
+	json_decref(doc);
+	fbc_checks_result_free(r);
+}
+
 static void run__plain_layout_change_set(void **state)
 {
 	fbc_checks_result *r;
@@ -713,6 +735,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(run__config_yaml_not_yaml),
 		cmocka_unit_test(run__only_selected_checks_and_json),
 		cmocka_unit_test(run__shared_cache_hits_and_bound),
+		cmocka_unit_test(run__json_of_non_utf8_paths),
 		cmocka_unit_test(run__plain_layout_change_set),
 	};
 
