@@ -108,6 +108,22 @@ int fbc_template_render_yaml(fbc_buf *out, const char *data, size_t len,
 	return rc;
 }
 
+int fbc_template_render_tree_yaml(fbc_buf *out, fbc_tree *t, const char *path,
+				  fbc_template_type type, const char *catalog,
+				  fbc_semver_rules rules, fbc_template_sources *src, fbc_error *err)
+{
+	fbc_tree_blob b;
+	int rc = fbc_tree_read(t, &b, path, 64u << 20, err);
+	if (rc != 0) {
+		fbc_error_prefix(err, "unable to open \"%s\"", path);
+		return rc;
+	}
+	fbc_template_opts o = {type, fbc_template_catalog_migrate(catalog), rules, path};
+	rc = fbc_template_render_yaml(out, b.data ? b.data : "", b.len, &o, src, err);
+	fbc_tree_blob_release(t, &b);
+	return rc;
+}
+
 /* --- JSON (§6.9): struct field order, compact, then Go's Indent --- */
 
 static int put_value(fbc_buf *b, const json_t *v, bool sort);

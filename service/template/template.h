@@ -92,12 +92,20 @@ int fbc_template_write_yaml(fbc_buf *out, const fbc_template_result *r, fbc_erro
 /* The blobs as `opm ... -o json` writes them (4-space indent, struct order). */
 int fbc_template_write_json(fbc_buf *out, const fbc_template_result *r, fbc_error *err);
 
-/* For the pull-request checks: render template bytes for a catalog and
- * write YAML in one call (migrate level from the catalog name, §5.4, unless
- * opts->migrate is already set... callers pass it explicitly). */
+/* For the pull-request checks: render template bytes and write YAML in
+ * one call (opts->migrate as given; fbc_template_catalog_migrate gives the
+ * community's level for a catalog name). */
 int fbc_template_render_yaml(fbc_buf *out, const char *data, size_t len,
 			     const fbc_template_opts *opts, fbc_template_sources *src,
 			     fbc_error *err);
+
+/* The same for the template at `path` of tree t (a git commit's tree, a
+ * directory) rendered for catalog `catalog`: the migrate level comes from
+ * the catalog name (§5.4), file names in errors are `path`. */
+int fbc_template_render_tree_yaml(fbc_buf *out, fbc_tree *t, const char *path,
+				  fbc_template_type type, const char *catalog,
+				  fbc_semver_rules rules, fbc_template_sources *src,
+				  fbc_error *err);
 
 /* Compare rendered YAML with a committed catalog file: *same is true when
  * the bytes are equal; otherwise *blob is the 0-based index of the first
