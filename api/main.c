@@ -29,6 +29,7 @@ static const struct command commands[] = {
 	{"template", fbc_cmd_template, "render catalog templates as opm does, without pulling"},
 	{"pr", fbc_cmd_pr, "check a pull request (fbcd pr check --base REV --head REV)"},
 	{"repo", fbc_cmd_repo, "build the catalogs of an operator repository (add mode)"},
+	{"image", fbc_cmd_image, "build, push, pull and inspect catalog images (OCI)"},
 };
 
 static void usage(FILE *f)

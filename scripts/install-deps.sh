@@ -10,7 +10,7 @@ packages=(
 	libsystemd-dev python3-yaml systemd
 	postgresql postgresql-contrib
 	clang clang-format jq curl python3 time tar gzip
-	nodejs npm wrk nginx-light docker-registry
+	nodejs npm wrk nginx-light docker-registry skopeo umoci apache2-utils openssl
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -19,6 +19,7 @@ int fbc_cmd_template(int argc, char **argv);
 int fbc_cmd_pr(int argc, char **argv);
 int fbc_cmd_worker(int argc, char **argv);
 int fbc_cmd_repo(int argc, char **argv);
+int fbc_cmd_image(int argc, char **argv);
 
 /* Start the job workers configured by cfg (serve.c and worker.c). */
 struct fbc_queue;

@@ -357,7 +357,8 @@ static void add_items(item *items, size_t *n, const fbc_vec *v, enum kind kind)
 	}
 }
 
-int fbc_render_catalog(const fbc_catalog *cat, fbc_render_write_fn fn, void *ctx, fbc_error *err)
+static int render_sorted(const fbc_catalog *cat, fbc_render_write_fn fn,
+			 fbc_render_group_write_fn gfn, void *ctx, fbc_error *err)
 {
 	item *items = NULL;
 	size_t total, n = 0;
@@ -391,7 +392,8 @@ int fbc_render_catalog(const fbc_catalog *cat, fbc_render_write_fn fn, void *ctx
 			rc = fail(rc, "catalog", err);
 			goto done;
 		}
-		if ((rc = fn(ctx, line.data, line.len, err)))
+		if ((rc = gfn ? gfn(ctx, items[i].group, line.data, line.len, err)
+			      : fn(ctx, line.data, line.len, err)))
 			goto done;
 	}
 done:
@@ -400,4 +402,15 @@ done:
 	fbc_buf_dispose(&sc.b);
 	fbc_buf_dispose(&line);
 	return rc;
+}
+
+int fbc_render_catalog(const fbc_catalog *cat, fbc_render_write_fn fn, void *ctx, fbc_error *err)
+{
+	return render_sorted(cat, fn, NULL, ctx, err);
+}
+
+int fbc_render_catalog_grouped(const fbc_catalog *cat, fbc_render_group_write_fn fn, void *ctx,
+			       fbc_error *err)
+{
+	return render_sorted(cat, NULL, fn, ctx, err);
 }

@@ -38,6 +38,15 @@ int fbc_render_other(fbc_buf *out, const fbc_other *o, fbc_error *err);
  * canonical order. */
 int fbc_render_catalog(const fbc_catalog *cat, fbc_render_write_fn fn, void *ctx, fbc_error *err);
 
+/* The same lines in the same order, each with the name of the package it
+ * belongs to (NULL for other-schema blobs without a package; "" for blobs
+ * naming no package, only in invalid catalogs). The image builder writes one
+ * /configs/<package>/catalog.json per group from it. */
+typedef int (*fbc_render_group_write_fn)(void *ctx, const char *package, const char *data,
+					 size_t len, fbc_error *err);
+int fbc_render_catalog_grouped(const fbc_catalog *cat, fbc_render_group_write_fn fn, void *ctx,
+			       fbc_error *err);
+
 /* A ready-made fbc_render_write_fn appending to the fbc_buf passed as ctx. */
 int fbc_render_to_buf(void *ctx, const char *data, size_t len, fbc_error *err);
 
