@@ -508,6 +508,8 @@ static size_t on_read(char *buf, size_t size, size_t nmemb, void *ud)
 	left = x->mem_len - x->up_off;
 	if (want > left)
 		want = (size_t)left;
+	if (!want)
+		return 0;
 	memcpy(buf, x->mem + x->up_off, want);
 	x->up_off += want;
 	return want;

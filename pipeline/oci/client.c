@@ -177,7 +177,8 @@ static int do_req(fbc_oci_client *c, fbc_net_response *resp, fbc_net_request *re
 	for (int round = 0; round < 2; round++) {
 		size_t nh = req->n_headers;
 
-		memcpy(hdrs, req->headers, nh * sizeof(*hdrs));
+		if (nh)
+			memcpy(hdrs, req->headers, nh * sizeof(*hdrs));
 		fbc_buf_reset(&auth);
 		if (c->scheme == 1 && c->creds.user && c->creds.secret) {
 			if (oci_basic_header(&auth, &c->creds)) {
