@@ -9,8 +9,10 @@
 #include "api/cli/util.h"
 #include "pipeline/image/image.h"
 #include "pipeline/oci/client.h"
+#include "db/db.h"
 #include "pipeline/oci/oci.h"
 #include "service/fbc/validate.h"
+#include "service/load/load.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -71,6 +73,7 @@ enum {
 	OPT_CREATED,
 	OPT_LOG,
 	OPT_NAME,
+	OPT_DB,
 };
 
 #define CLIENT_LONGOPTS                                                  \
@@ -163,6 +166,9 @@ static void build_usage(FILE *f)
 	      "\n"
 	      "Options:\n"
 	      "  --catalog DIR        the catalog directory\n"
+	      "  --revision CATALOG[@N]  a revision stored by `fbcd serve` (default the current\n"
+	      "                       one; io.fbcd.revision is CATALOG@N)\n"
+	      "  --database-url URL   its database (default $FBCD_DATABASE_URL)\n"
 	      "  --platform OS/ARCH[/VARIANT]  repeated; default linux/amd64\n"
 	      "  --single-manifest    one platform written as a plain manifest (no index)\n"
 	      "  --base REF           a runnable image: REF's layers (oci:DIR[:NAME] or a\n"
@@ -216,6 +222,73 @@ static int base_layout(char *dir, size_t dsize, char *name, size_t nsize, char *
 	return 0;
 }
 
+struct rev_ctx {
+	fbc_catalog *cat;
+	fbc_diags *diags;
+};
+
+static int rev_add_meta(void *ctx, const fbc_meta *meta, fbc_error *err)
+{
+	struct rev_ctx *rc = ctx;
+
+	return fbc_catalog_add_meta(rc->cat, meta, rc->diags, err);
+}
+
+/* CATALOG[@N] from the service's database: its canonical stream (validated
+ * at ingest), parsed and linked. label gets "CATALOG@N". */
+static int load_revision(fbc_catalog **out, char *label, size_t label_size, const char *url,
+			 const char *spec, fbc_diags *diags, fbc_error *err)
+{
+	fbc_db_options dbo = {.url = url, .pool_size = 1};
+	fbc_db *db = NULL;
+	fbc_db_rev rev;
+	fbc_load_limits lim;
+	fbc_catalog *cat = NULL;
+	struct rev_ctx ctx;
+	char name[256], *data = NULL;
+	const char *at = strrchr(spec, '@');
+	long n = 0;
+	size_t len = 0;
+	int rc;
+
+	if (!at)
+		at = spec + strlen(spec);
+	if (at == spec || (size_t)(at - spec) >= sizeof(name) ||
+	    (*at && (parse_count(&n, at + 1, LONG_MAX) || n < 1)))
+		return fbc_error_set(err, FBC_EINVAL, "--revision",
+				     "expected CATALOG or CATALOG@N (N >= 1), got '%.100s'", spec);
+	memcpy(name, spec, (size_t)(at - spec));
+	name[at - spec] = 0;
+	if (!url || !*url)
+		return fbc_error_set(err, FBC_EINVAL, "--revision",
+				     "needs --database-url or $FBCD_DATABASE_URL");
+	if ((rc = fbc_db_open(&db, &dbo, err)) ||
+	    (rc = fbc_db_revision_resolve(&rev, db, name, n, err)) ||
+	    (rc = fbc_db_all_get(&data, &len, db, &rev, err)))
+		goto done;
+	fbc_load_limits_default(&lim);
+	if (len > lim.max_file_bytes)
+		lim.max_file_bytes = len;
+	if (len > lim.max_total_bytes)
+		lim.max_total_bytes = len;
+	if ((rc = fbc_catalog_create(&cat, &lim, err)))
+		goto done;
+	ctx.cat = cat;
+	ctx.diags = diags;
+	if ((rc = fbc_load_buffer("catalog.json", data ? data : "", len, &lim, rev_add_meta, &ctx,
+				  diags, err)) ||
+	    (rc = fbc_catalog_link(cat, err)))
+		goto done;
+	snprintf(label, label_size, "%s@%lld", name, (long long)rev.number);
+	*out = cat;
+	cat = NULL;
+done:
+	fbc_catalog_free(cat);
+	free(data);
+	fbc_db_close(db);
+	return rc;
+}
+
 static void rm_tree(const char *dir)
 {
 	char cmd[4200];
@@ -240,6 +313,7 @@ static int cmd_build(int argc, char **argv)
 					     {"commit", required_argument, NULL, OPT_COMMIT},
 					     {"revision-label", required_argument, NULL, OPT_NAME},
 					     {"created", required_argument, NULL, OPT_CREATED},
+					     {"database-url", required_argument, NULL, OPT_DB},
 					     CLIENT_LONGOPTS,
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
@@ -248,7 +322,9 @@ static int cmd_build(int argc, char **argv)
 	fbc_image_build_options bo;
 	fbc_image_result res;
 	client_opts co;
-	const char *catalog = NULL, *output = NULL, *base = NULL;
+	const char *catalog = NULL, *output = NULL, *base = NULL, *revision = NULL;
+	const char *db_url = getenv("FBCD_DATABASE_URL");
+	char rev_label[300] = "";
 	char out_dir[4096], out_name[256], base_dir[4096], base_name[256], tmp[4200] = "";
 	fbc_catalog *cat = NULL;
 	fbc_diags diags = {0};
@@ -276,11 +352,11 @@ static int cmd_build(int argc, char **argv)
 			catalog = optarg;
 			break;
 		case 'r':
-			fprintf(stderr,
-				"fbcd image build: --revision needs the service's database; "
-				"use POST /v1/catalogs/{c}/images, or --catalog with the "
-				"revision's content\n");
-			return FBC_CLI_USAGE;
+			revision = optarg;
+			break;
+		case OPT_DB:
+			db_url = optarg;
+			break;
 		case 'p':
 			if (bo.n_platforms == FBC_IMAGE_PLATFORMS_MAX) {
 				fprintf(stderr, "fbcd image build: more than %d platforms\n",
@@ -341,10 +417,11 @@ static int cmd_build(int argc, char **argv)
 			return FBC_CLI_USAGE;
 		}
 	}
-	if (optind != argc || !catalog || !output) {
+	if (optind != argc || !catalog == !revision || !output) {
 		fprintf(stderr, "fbcd image build: %s\n",
 			optind != argc ? "unexpected argument"
-				       : "--catalog DIR and --output oci:DIR are required");
+				       : "one of --catalog DIR or --revision CATALOG@N, and "
+					 "--output oci:DIR, are required");
 		build_usage(stderr);
 		return FBC_CLI_USAGE;
 	}
@@ -362,8 +439,20 @@ static int cmd_build(int argc, char **argv)
 		fbc_cli_report("image build", &err, NULL);
 		return FBC_CLI_USAGE;
 	}
-	if ((status = fbc_cli_load(&cat, "image build", catalog, &diags)))
+	if (revision) {
+		if (fbc_diags_init(&diags, 0) ||
+		    load_revision(&cat, rev_label, sizeof(rev_label), db_url, revision, &diags,
+				  &err)) {
+			fbc_cli_report("image build", &err, revision);
+			status = FBC_CLI_USAGE;
+			goto done;
+		}
+		catalog = revision;
+		if (!bo.fbcd_revision)
+			bo.fbcd_revision = rev_label;
+	} else if ((status = fbc_cli_load(&cat, "image build", catalog, &diags))) {
 		goto done;
+	}
 	if (fbc_validate(cat, NULL, &diags, &err)) {
 		fbc_cli_report("image build", &err, catalog);
 		status = FBC_CLI_USAGE;

@@ -378,6 +378,39 @@ done:
 	return rc;
 }
 
+/* Does the repository already have this manifest under reference (a
+ * digest, or a tag naming digest)? Errors count as "no": the PUT decides. */
+static bool has_manifest(fbc_oci_client *c, const fbc_oci_ref *ref, const char *reference,
+			 const char *media_type, const char *digest, const char *scope)
+{
+	fbc_buf url, accept;
+	fbc_net_response r;
+	const char *hdrs[1], *dcd;
+	bool yes = false;
+
+	fbc_buf_init(&url, 0);
+	fbc_buf_init(&accept, 0);
+	fbc_net_response_init(&r);
+	if (base_url(&url, c, ref) || fbc_buf_printf(&url, "/manifests/%s", reference) ||
+	    fbc_buf_printf(&accept, "Accept: %s", media_type))
+		goto done;
+	hdrs[0] = accept.data;
+	fbc_net_request req = {.method = "HEAD",
+			       .url = url.data,
+			       .headers = hdrs,
+			       .n_headers = 1,
+			       .what = "manifest.head"};
+	if (do_req(c, &r, &req, scope, NULL) || r.status != 200)
+		goto done;
+	dcd = fbc_net_response_header(&r, "Docker-Content-Digest");
+	yes = dcd && strncmp(dcd, digest, strlen(digest)) == 0;
+done:
+	fbc_buf_dispose(&url);
+	fbc_buf_dispose(&accept);
+	fbc_net_response_dispose(&r);
+	return yes;
+}
+
 static int put_manifest(fbc_oci_client *c, const fbc_oci_ref *ref, const char *reference,
 			const fbc_buf *body, const char *media_type, const char *digest,
 			const char *scope, fbc_error *err)
@@ -785,6 +818,9 @@ int fbc_oci_push_layout(fbc_oci_client *c, fbc_oci_push_stats *stats, const char
 		if ((rc = push_blob(c, &st, dst, dir, &blobs[i], scope.data, err)))
 			goto done;
 	for (size_t i = 0; i < n_docs; i++) {
+		if (has_manifest(c, dst, docs[i].d.digest, docs[i].d.media_type, docs[i].d.digest,
+				 scope.data))
+			continue;
 		if ((rc = put_manifest(c, dst, docs[i].d.digest, &docs[i].bytes,
 				       docs[i].d.media_type, docs[i].d.digest, scope.data, err)))
 			goto done;
@@ -796,6 +832,10 @@ int fbc_oci_push_layout(fbc_oci_client *c, fbc_oci_push_stats *stats, const char
 
 		if (!t[0])
 			continue;
+		if (has_manifest(c, dst, t, docs[n_docs - 1].d.media_type, top.digest, scope.data)) {
+			st.tags++;
+			continue;
+		}
 		if ((rc = put_manifest(c, dst, t, &docs[n_docs - 1].bytes,
 				       docs[n_docs - 1].d.media_type, top.digest, scope.data, err)))
 			goto done;
