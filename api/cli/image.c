@@ -440,9 +440,8 @@ static int cmd_build(int argc, char **argv)
 		return FBC_CLI_USAGE;
 	}
 	if (revision) {
-		if (fbc_diags_init(&diags, 0) ||
-		    load_revision(&cat, rev_label, sizeof(rev_label), db_url, revision, &diags,
-				  &err)) {
+		if (fbc_diags_init(&diags, 0) || load_revision(&cat, rev_label, sizeof(rev_label),
+							       db_url, revision, &diags, &err)) {
 			fbc_cli_report("image build", &err, revision);
 			status = FBC_CLI_USAGE;
 			goto done;

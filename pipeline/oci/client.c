@@ -832,7 +832,8 @@ int fbc_oci_push_layout(fbc_oci_client *c, fbc_oci_push_stats *stats, const char
 
 		if (!t[0])
 			continue;
-		if (has_manifest(c, dst, t, docs[n_docs - 1].d.media_type, top.digest, scope.data)) {
+		if (has_manifest(c, dst, t, docs[n_docs - 1].d.media_type, top.digest,
+				 scope.data)) {
 			st.tags++;
 			continue;
 		}

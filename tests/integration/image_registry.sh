@@ -281,8 +281,9 @@ expect_rc 0 "push through the bearer challenge"
 ntok=$(wc -l <"$T/token.log")
 if [ "$ntok" -ge 1 ] && [ "$ntok" -le 3 ]; then pass; else fail "$ntok token requests for one push (tokens not cached?)"; fi
 expect_grep '"repository:cat/ops:pull,push"' "$T/token.log" "token scope"
-run image push "oci:$T/img" "127.0.0.1:$KP/cat/ops:v1" --insecure
-expect_rc 2 "anonymous push to the bearer registry is refused"
+run image push "oci:$T/img" "127.0.0.1:$KP/cat/ops:anon" --insecure
+expect_rc 2 "anonymous push (a new tag) to the bearer registry is refused"
+expect_grep "401\|UNAUTHORIZED\|DENIED\|refused" "$T/err" "anonymous push message"
 run image pull "127.0.0.1:$KP/cat/ops:v1" --insecure --output "oci:$T/bearer-pull"
 expect_rc 0 "anonymous pull through the bearer challenge"
 
