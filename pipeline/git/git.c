@@ -38,16 +38,27 @@ void fbc_git_ref(fbc_git *g)
 	fbc_git_unlock(g);
 }
 
+/* libgit2 is initialised once for the process and never shut down: its per-thread state
+ * must outlive every thread that used it (the loader's pool), which a shutdown with the
+ * last handle would not guarantee. */
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static int init_rc;
+
+static void init_libgit2(void)
+{
+	init_rc = git_libgit2_init();
+}
+
 int fbc_git_open(fbc_git **out, const char *path, fbc_error *err)
 {
 	fbc_git *g = NULL;
 	int lg;
 
-	if (git_libgit2_init() < 0)
+	pthread_once(&init_once, init_libgit2);
+	if (init_rc < 0)
 		return fbc_git_fail(err, -1, path, "cannot initialise libgit2");
 	if (!(g = calloc(1, sizeof(*g))) || !(g->path = strdup(path))) {
 		free(g);
-		git_libgit2_shutdown();
 		return fbc_error_set(err, FBC_ENOMEM, path, "out of memory");
 	}
 	pthread_mutex_init(&g->mu, NULL);
@@ -78,7 +89,6 @@ void fbc_git_free(fbc_git *g)
 	pthread_mutex_destroy(&g->mu);
 	free(g->path);
 	free(g);
-	git_libgit2_shutdown();
 }
 
 const char *fbc_git_path(const fbc_git *g)
@@ -99,6 +109,26 @@ int fbc_git_commit_locked(git_commit **out, fbc_git *g, const char *rev, fbc_err
 
 	if (!rev || !*rev)
 		return fbc_error_set(err, FBC_EINVAL, "revision", "empty revision");
+	{
+		/* a reference name first, by hand: libgit2 1.5's revparse leaks the reference
+		 * when its target object is missing (a corrupt repository) */
+		git_reference *ref = NULL;
+
+		if (git_reference_dwim(&ref, g->repo, rev) == 0) {
+			lg = git_reference_peel(&peeled, ref, GIT_OBJECT_COMMIT);
+			git_reference_free(ref);
+			if (lg == 0) {
+				*out = (git_commit *)peeled;
+				return 0;
+			}
+			if (lg == GIT_EPEEL || lg == GIT_EINVALIDSPEC)
+				return fbc_error_set(err, FBC_EINVAL, rev, "not a commit");
+			return fbc_git_fail(err, lg == GIT_ENOTFOUND ? GIT_ERROR : lg, rev,
+					    "cannot read the commit (corrupt or incomplete "
+					    "repository?)");
+		}
+		git_error_clear();
+	}
 	lg = git_revparse_single(&obj, g->repo, rev);
 	if (lg < 0)
 		return fbc_git_fail(err, lg, rev, "cannot resolve revision");
