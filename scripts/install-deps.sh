@@ -7,7 +7,7 @@ packages=(
 	build-essential meson ninja-build pkg-config git ca-certificates
 	libjansson-dev libyaml-dev libcmocka-dev libmicrohttpd-dev libgit2-dev
 	libcryptominisat5-dev libpq-dev libarchive-dev zlib1g-dev libssl-dev libcurl4-openssl-dev
-	libsystemd-dev python3-yaml systemd
+	libsystemd-dev libgraphviz-dev python3-yaml systemd
 	postgresql postgresql-contrib
 	clang clang-format jq curl python3 time tar gzip
 	nodejs npm wrk nginx-light docker-registry skopeo umoci apache2-utils openssl

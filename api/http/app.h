@@ -90,7 +90,9 @@ int fbc_http_api_auth(void *app, const char *authorization, unsigned *scopes, fb
 extern const char fbc_http_openapi_json[];
 extern const size_t fbc_http_openapi_json_len;
 
-/* Upgrade-graph helpers (http_graph.c), on the JSON of fbc_db_channel_graph. */
+/* Upgrade-graph helpers (http_graph.c), on the JSON of fbc_db_channel_graph.
+ * format: "dot", "mermaid", or "svg" for the annotated DOT that graph_svg.c
+ * lays out (head, deprecated, stranded entries drawn apart). */
 int fbc_http_graph_format(fbc_buf *out, const json_t *graph, const char *format, fbc_error *err);
 /* semantics "classic" or "v1". Items are {"name","version","via":[kinds]}. */
 int fbc_http_graph_successors(json_t **out, const json_t *graph, const char *from,

@@ -394,6 +394,10 @@ int fbc_http_graph_format(fbc_buf *b, const json_t *graph, const char *format, f
 		return rc;
 	if (!strcmp(format, "dot"))
 		fmt = FBC_GRAPH_FORMAT_DOT;
+	if (!strcmp(format, "svg")) { /* the DOT of a picture: head, deprecated... drawn apart */
+		fmt = FBC_GRAPH_FORMAT_DOT;
+		v.style = FBC_GRAPH_STYLE_ANNOTATED;
+	}
 	fbc_strmap_init(&by_name);
 	nodes = calloc(g.n ? g.n : 1, sizeof(*nodes));
 	edges = calloc(json_array_size(g.edges) + 1, sizeof(*edges));

@@ -39,6 +39,12 @@ void fbc_http_cache_store(fbc_http_req *req, fbc_http_resp *resp);
 int fbc_http_resolve_rev(fbc_db_rev *rev, fbc_http_req *req, fbc_http_resp *resp);
 /* "group/version/kind" or "kind"; empty parts mean "any". */
 int fbc_http_parse_gvk(fbc_db_gvk_filter *f, fbc_http_req *req, const char *s);
+/* graph_svg.c: DOT text (of a channel with `nodes` entries) drawn as SVG by
+ * Graphviz. FBC_ELIMIT over FBC_HTTP_SVG_MAX_NODES entries or when the
+ * picture exceeds out's bound. Serialised: Graphviz is not thread-safe. */
+#define FBC_HTTP_SVG_MAX_NODES 2000
+int fbc_http_graph_svg(fbc_buf *out, const char *dot, size_t nodes, fbc_error *err);
+
 /* metrics.c: GET /metrics, and removing this app's collectors. */
 int fbc_http_metrics(fbc_http_req *req, fbc_http_resp *resp);
 void fbc_http_app_metrics_stop(fbc_http_app *app);

@@ -144,9 +144,12 @@ int fbc_http_channel_graph(fbc_http_req *req, fbc_http_resp *resp)
 
 	if (!format)
 		format = "json";
-	if (strcmp(format, "json") && strcmp(format, "dot") && strcmp(format, "mermaid"))
+	bool svg = !strcmp(format, "svg");
+
+	if (strcmp(format, "json") && strcmp(format, "dot") && strcmp(format, "mermaid") && !svg)
 		return fbc_http_problem(resp, req, 400, "bad_format",
-					"format: expected json, dot or mermaid, got '%s'", format);
+					"format: expected json, dot, mermaid or svg, got '%s'",
+					format);
 	if (load_graph(&graph, req, resp))
 		return 0;
 	if (!strcmp(format, "json")) {
@@ -165,6 +168,25 @@ int fbc_http_channel_graph(fbc_http_req *req, fbc_http_resp *resp)
 	fbc_error_init(&err);
 	if (fbc_http_graph_format(b, graph, format, &err) != 0)
 		return fbc_http_problem_from_error(resp, req, &err);
+	if (svg) {
+		fbc_buf *pic = fbc_arena_alloc(req->arena, sizeof(*pic));
+
+		if (!pic)
+			return FBC_ENOMEM;
+		fbc_buf_init(pic, 64u << 20);
+		if (fbc_arena_defer(req->arena, (void (*)(void *))fbc_buf_dispose, pic) != 0)
+			return FBC_ENOMEM;
+		if (fbc_http_graph_svg(pic, b->data,
+				       json_array_size(json_object_get(graph, "nodes")), &err) != 0) {
+			if (err.code == FBC_ELIMIT)
+				return fbc_http_problem(resp, req, 422, "graph_too_large", "%s",
+							err.message);
+			return fbc_http_problem_from_error(resp, req, &err);
+		}
+		fbc_http_body(resp, 200, "image/svg+xml", pic->data, pic->len);
+		fbc_http_cache_store(req, resp);
+		return 0;
+	}
 	fbc_http_body(resp, 200,
 		      !strcmp(format, "dot") ? "text/vnd.graphviz; charset=utf-8"
 					     : "text/vnd.mermaid; charset=utf-8",

@@ -169,9 +169,12 @@ static int write_dot(fbc_buf *b, const fbc_graph_view *v, const struct style *st
 		rc = rc ? rc : put_dot_text(b, pkg);
 		rc = rc ? rc : fbc_buf_puts(b, " / ");
 		rc = rc ? rc : put_dot_text(b, ch);
-		rc = rc ? rc : fbc_buf_puts(b, " (");
-		rc = rc ? rc : put_dot_text(b, v->status ? v->status : "");
-		rc = rc ? rc : fbc_buf_printf(b, ")%s\";\n", v->deprecated ? " deprecated" : "");
+		if (v->status && v->status[0]) { /* the REST graph has no status */
+			rc = rc ? rc : fbc_buf_puts(b, " (");
+			rc = rc ? rc : put_dot_text(b, v->status);
+			rc = rc ? rc : fbc_buf_putc(b, ')');
+		}
+		rc = rc ? rc : fbc_buf_printf(b, "%s\";\n", v->deprecated ? " deprecated" : "");
 	}
 	for (size_t i = 0; i < v->n_nodes && !rc; i++)
 		rc = dot_node(b, st, &v->nodes[i]);

@@ -65,6 +65,24 @@ req POST /v1/resolve -H 'Content-Type: application/json' \
 expect_code 200 "resolve"
 req GET /v1/catalogs/nope-12345/packages; expect_code 404 "unknown catalog"
 
+# ---- the upgrade graph drawn as SVG by Graphviz (and cached per revision)
+G=/v1/catalogs/ex/packages/example-operator/channels/stable/graph
+req GET "$G?format=svg"; expect_code 200 "graph as SVG"
+grep -qi '^content-type: image/svg+xml' "$T/hdr" && pass || fail "SVG content type"
+python3 - "$T/body" <<'PY' && pass || fail "the SVG is not a picture of the channel"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag.endswith("svg"), root.tag
+text = " ".join(t.text or "" for t in root.iter() if t.tag.endswith("text"))
+for want in ("example-operator / stable", "example-operator.v1.0.0", "example-operator.v1.2.0",
+             "deprecated", "head", "replaces", "skipRange"):
+    assert want in text, (want, text)
+# the head is drawn apart (its node outline is dark green)
+assert any("darkgreen" in (e.get("stroke") or "") for e in root.iter()), "head not styled"
+PY
+req GET "$G?format=svg"; expect_code 200 "graph as SVG again (cached)"
+req GET "$G?format=png"; expect_code 400 "unknown graph format"
+
 # ---- request ids: generated, echoed, in problem bodies; a client's is kept
 req GET /v1/catalogs/nope-12345 -H 'X-Request-Id: client-id.42'
 expect_code 404 "unknown catalog with a request id"
