@@ -27,11 +27,13 @@ int fbc_http_graph_svg(fbc_buf *out, const char *dot, size_t nodes, fbc_error *e
 				     nodes, FBC_HTTP_SVG_MAX_NODES);
 	pthread_mutex_lock(&gv_lock);
 	if (!gvc && !(gvc = gvContext())) {
-		rc = fbc_error_set(err, FBC_EINTERNAL, "graphviz", "cannot create a Graphviz context");
+		rc = fbc_error_set(err, FBC_EINTERNAL, "graphviz",
+				   "cannot create a Graphviz context");
 		goto done;
 	}
 	if (!(g = agmemread(dot))) {
-		rc = fbc_error_set(err, FBC_EINTERNAL, "graphviz", "Graphviz cannot read the DOT text");
+		rc = fbc_error_set(err, FBC_EINTERNAL, "graphviz",
+				   "Graphviz cannot read the DOT text");
 		goto done;
 	}
 	if (gvLayout(gvc, g, "dot") != 0) {
@@ -43,9 +45,9 @@ int fbc_http_graph_svg(fbc_buf *out, const char *dot, size_t nodes, fbc_error *e
 		gvFreeLayout(gvc, g);
 		goto done;
 	}
-	rc = fbc_buf_append(out, data, len) ? fbc_error_set(err, FBC_ELIMIT, "svg",
-							    "the picture is too large")
-					    : 0;
+	rc = fbc_buf_append(out, data, len)
+		     ? fbc_error_set(err, FBC_ELIMIT, "svg", "the picture is too large")
+		     : 0;
 	gvFreeRenderData(data);
 	gvFreeLayout(gvc, g);
 done:

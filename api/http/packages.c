@@ -177,7 +177,8 @@ int fbc_http_channel_graph(fbc_http_req *req, fbc_http_resp *resp)
 		if (fbc_arena_defer(req->arena, (void (*)(void *))fbc_buf_dispose, pic) != 0)
 			return FBC_ENOMEM;
 		if (fbc_http_graph_svg(pic, b->data,
-				       json_array_size(json_object_get(graph, "nodes")), &err) != 0) {
+				       json_array_size(json_object_get(graph, "nodes")),
+				       &err) != 0) {
 			if (err.code == FBC_ELIMIT)
 				return fbc_http_problem(resp, req, 422, "graph_too_large", "%s",
 							err.message);
