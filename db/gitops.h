@@ -174,6 +174,33 @@ int fbc_db_delivery_store(bool *dup, int64_t *job_id, fbc_db *db, const fbc_db_d
  * "result", "job", "createdAt"}] and "jobs": its pr.check jobs. */
 int fbc_db_pull_get(json_t **out, fbc_db *db, const char *repository, long number, fbc_error *err);
 
+/* ---------------------------------------------------------- provenance */
+
+typedef struct fbc_db_provenance {
+	const char *repository, *commit, *author;
+	long pull_request;    /* 0 = none */
+	int64_t committed_at; /* seconds since the epoch */
+} fbc_db_provenance;
+
+/* Record where revision `number` of catalog came from, unless it already
+ * says (the first commit that produced a content keeps it). */
+int fbc_db_revision_provenance(fbc_db *db, const char *catalog, int64_t number,
+			       const fbc_db_provenance *p, fbc_error *err);
+/* The mirror of repository was fetched; head is the tracked branch's commit. */
+int fbc_db_repo_fetched(fbc_db *db, const char *repository, const char *head, fbc_error *err);
+/* Remember a commit fbcd has looked at (idempotent). */
+int fbc_db_commit_seen(fbc_db *db, const fbc_db_provenance *p, fbc_error *err);
+/* The merged pull request whose merge (head or merge commit) is sha, 0 when
+ * none is known. */
+int fbc_db_pull_of_commit(long *number, fbc_db *db, const char *repository, const char *sha,
+			  fbc_error *err);
+
+/* A session advisory lock (one fetch per repository across replicas):
+ * blocks until held, for at most the statement timeout. */
+typedef struct fbc_db_lock fbc_db_lock;
+int fbc_db_lock_acquire(fbc_db_lock **out, fbc_db *db, const char *key, fbc_error *err);
+void fbc_db_lock_release(fbc_db_lock *lk);
+
 /* ------------------------------------------------------------ listener */
 
 /* A dedicated connection LISTENing on a channel, outside the pool. */

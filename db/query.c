@@ -26,7 +26,12 @@
 					   "r.n_entries, 'edges', r.n_edges, "                   \
 					   "'deprecations', r.n_deprecations, 'others', "        \
 					   "r.n_others, 'blobs', r.n_blobs, "                    \
-					   "'bytes', r.n_bytes))"
+					   "'bytes', r.n_bytes), 'provenance', CASE WHEN "       \
+					   "r.repository IS NULL THEN NULL ELSE "                \
+					   "json_build_object('repository', r.repository, "      \
+					   "'commit', r.commit, 'pullRequest', r.pull_request, " \
+					   "'author', r.author, 'committedAt', " TS(             \
+						   "r.committed_at") ") END)"
 
 #define DEPRECATION(msg) \
 	"CASE WHEN " msg " IS NULL THEN NULL ELSE json_build_object('message', " msg ") END"

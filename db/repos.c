@@ -518,3 +518,136 @@ int fbc_db_pull_get(json_t **out, fbc_db *db, const char *repository, long numbe
 	snprintf(num, sizeof(num), "%ld", number);
 	return db_query_json(out, db, &st, (const char *[]){repository, num}, "pull request", err);
 }
+
+/* ---------------------------------------------------------- provenance */
+
+int fbc_db_revision_provenance(fbc_db *db, const char *catalog, int64_t number,
+			       const fbc_db_provenance *p, fbc_error *err)
+{
+	static const db_stmt st = {
+		"revision_provenance",
+		"UPDATE revisions r SET repository = $3, commit = $4, pull_request = $5::integer, "
+		"author = $6, committed_at = to_timestamp($7::double precision) FROM catalogs c "
+		"WHERE c.id = r.catalog_id AND c.name = $1 AND r.number = $2::bigint AND "
+		"r.repository IS NULL",
+		7};
+	PGresult *res = NULL;
+	char num[24], pr[24], at[24];
+	int rc;
+
+	snprintf(num, sizeof(num), "%lld", (long long)number);
+	snprintf(pr, sizeof(pr), "%ld", p->pull_request);
+	snprintf(at, sizeof(at), "%lld", (long long)p->committed_at);
+	if ((rc = db_query(&res, db, &st,
+			   (const char *[]){catalog, num, p->repository, p->commit,
+					    p->pull_request ? pr : NULL, p->author, at},
+			   err)))
+		return rc;
+	PQclear(res);
+	return 0;
+}
+
+int fbc_db_repo_fetched(fbc_db *db, const char *repository, const char *head, fbc_error *err)
+{
+	static const db_stmt st = {
+		"repo_fetched",
+		"UPDATE repositories SET head_commit = coalesce($2, head_commit), "
+		"fetched_at = now() WHERE name = $1",
+		2};
+	PGresult *res = NULL;
+	int rc;
+
+	if ((rc = db_query(&res, db, &st, (const char *[]){repository, head}, err)))
+		return rc;
+	PQclear(res);
+	return 0;
+}
+
+int fbc_db_commit_seen(fbc_db *db, const fbc_db_provenance *p, fbc_error *err)
+{
+	static const db_stmt st = {
+		"commit_seen",
+		"INSERT INTO repo_commits (repository, sha, pull_request, author, committed_at) "
+		"VALUES ($1, $2, $3::integer, $4, to_timestamp($5::double precision)) ON CONFLICT "
+		"(repository, sha) DO UPDATE SET pull_request = "
+		"coalesce(repo_commits.pull_request, "
+		"EXCLUDED.pull_request)",
+		5};
+	PGresult *res = NULL;
+	char pr[24], at[24];
+	int rc;
+
+	snprintf(pr, sizeof(pr), "%ld", p->pull_request);
+	snprintf(at, sizeof(at), "%lld", (long long)p->committed_at);
+	if ((rc = db_query(&res, db, &st,
+			   (const char *[]){p->repository, p->commit, p->pull_request ? pr : NULL,
+					    p->author, at},
+			   err)))
+		return rc;
+	PQclear(res);
+	return 0;
+}
+
+int fbc_db_pull_of_commit(long *number, fbc_db *db, const char *repository, const char *sha,
+			  fbc_error *err)
+{
+	static const db_stmt st = {"pull_of_commit",
+				   "SELECT number FROM pulls WHERE repository = $1 AND (head_sha = "
+				   "$2 OR merge_sha = $2) ORDER BY (state = 'merged') DESC, "
+				   "updated_at DESC LIMIT 1",
+				   2};
+	PGresult *res = NULL;
+	int rc;
+
+	if ((rc = db_query(&res, db, &st, (const char *[]){repository, sha}, err)))
+		return rc;
+	*number = PQntuples(res) > 0 ? strtol(PQgetvalue(res, 0, 0), NULL, 10) : 0;
+	PQclear(res);
+	return 0;
+}
+
+struct fbc_db_lock {
+	fbc_db *db;
+	fbc_db_conn *c;
+	char key[256];
+};
+
+int fbc_db_lock_acquire(fbc_db_lock **out, fbc_db *db, const char *key, fbc_error *err)
+{
+	static const db_stmt st = {"advisory_lock", "SELECT pg_advisory_lock(hashtext($1))", 1};
+	fbc_db_lock *lk;
+	PGresult *res = NULL;
+	int rc;
+
+	if (!(lk = calloc(1, sizeof(*lk))))
+		return fbc_error_set(err, FBC_ENOMEM, "lock", "out of memory");
+	lk->db = db;
+	snprintf(lk->key, sizeof(lk->key), "%s", key);
+	if ((rc = db_checkout(&lk->c, db, err)))
+		goto fail;
+	if ((rc = db_exec(&res, lk->c, &st, (const char *[]){lk->key}, NULL, NULL, 0, err)))
+		goto fail;
+	PQclear(res);
+	*out = lk;
+	return 0;
+fail:
+	db_release(db, lk->c);
+	free(lk);
+	return rc;
+}
+
+void fbc_db_lock_release(fbc_db_lock *lk)
+{
+	static const db_stmt st = {"advisory_unlock", "SELECT pg_advisory_unlock(hashtext($1))", 1};
+	PGresult *res = NULL;
+	fbc_error err;
+
+	if (!lk)
+		return;
+	fbc_error_init(&err);
+	/* a dead connection released its locks with it */
+	if (db_exec(&res, lk->c, &st, (const char *[]){lk->key}, NULL, NULL, 0, &err) == 0)
+		PQclear(res);
+	db_release(lk->db, lk->c);
+	free(lk);
+}

@@ -8,6 +8,7 @@
 #include "api/http/config.h"
 #include "db/db.h"
 #include "db/embedded.h"
+#include "db/gitops.h"
 #include "pipeline/queue/queue.h"
 #include "service/base/log.h"
 #include "service/base/metrics.h"
@@ -37,6 +38,37 @@ static int make_dir(const char *path, fbc_error *err)
 	if (mkdir(path, 0700) != 0 && errno != EEXIST)
 		return fbc_error_set(err, FBC_EIO, path, "cannot create directory: %s",
 				     strerror(errno));
+	return 0;
+}
+
+/* The configuration file's `repositories:` are upserted (origin "config")
+ * at start-up; an invalid one stops the server with its index and field. */
+static int store_repositories(fbc_db *db, const fbc_http_config *cfg, fbc_error *err)
+{
+	size_t i;
+	json_t *spec;
+
+	if (!json_is_array(cfg->repositories))
+		return fbc_error_set(err, FBC_EINVAL, cfg->config_file, "repositories: a list");
+	json_array_foreach(cfg->repositories, i, spec)
+	{
+		json_t *copy = json_deep_copy(spec), *out = NULL;
+		int rc;
+
+		if (!copy)
+			return fbc_error_set(err, FBC_ENOMEM, "repositories", "out of memory");
+		rc = fbc_db_repo_put(&out, db, copy, "config", true, err);
+		json_decref(copy);
+		json_decref(out);
+		if (rc != 0) {
+			fbc_error_prefix(err, "%s: repositories[%zu]: %s",
+					 cfg->config_file ? cfg->config_file : "config", i,
+					 err->where);
+			return rc;
+		}
+	}
+	fprintf(stderr, "fbcd serve: %zu repositories from the configuration\n",
+		json_array_size(cfg->repositories));
 	return 0;
 }
 
@@ -119,6 +151,10 @@ int fbc_cmd_serve(int argc, char **argv)
 	}
 	if (cfg.admin_token && cfg.admin_token[0] &&
 	    fbc_db_token_seed(db, cfg.admin_token, FBC_DB_SCOPE_ADMIN, &err) != 0) {
+		fbc_cli_report("serve", &err, NULL);
+		goto done;
+	}
+	if (cfg.repositories && store_repositories(db, &cfg, &err) != 0) {
 		fbc_cli_report("serve", &err, NULL);
 		goto done;
 	}

@@ -8,6 +8,7 @@
 
 #include "api/http/config.h"
 #include "db/db.h"
+#include "pipeline/ingest/ingest.h"
 #include "pipeline/queue/queue.h"
 
 #include <pthread.h>
@@ -18,15 +19,18 @@
 int fbc_cli_queue_start(fbc_queue **out, fbc_db *db, const fbc_http_config *cfg, void *app,
 			fbc_error *err)
 {
+	static fbc_pipeline_env env; /* one queue per process */
 	fbc_queue_options qo;
 
+	(void)app;
+	env.data_dir = cfg->data_dir;
 	memset(&qo, 0, sizeof(qo));
 	qo.workers = cfg->workers < 0 ? 0 : (unsigned)cfg->workers;
 	qo.lease_ms = cfg->job_lease_s * 1000;
 	qo.poll_ms = cfg->job_poll_ms;
 	qo.retry_base_ms = cfg->retry_base_ms;
 	qo.kinds = fbc_queue_builtin_kinds(&qo.n_kinds);
-	qo.app = app;
+	qo.app = &env;
 	qo.log = true;
 	return fbc_queue_start(out, db, &qo, err);
 }

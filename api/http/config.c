@@ -37,6 +37,7 @@ void fbc_http_config_dispose(fbc_http_config *c)
 	free(c->data_dir);
 	free(c->config_file);
 	free(c->admin_token);
+	json_decref(c->repositories);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -169,6 +170,12 @@ int fbc_http_config_set(fbc_http_config *c, const char *key, const char *value, 
 			c->retry_base_ms = (unsigned)v;
 		return rc;
 	}
+	if (!strcmp(key, "repositories")) {
+		if (value[0] == '\0')
+			return 0; /* `repositories:` with nothing under it */
+		return fbc_error_set(err, FBC_EINVAL, origin,
+				     "%s: a list of repositories (only in the file)", key);
+	}
 	if (!strcmp(key, "accessLog"))
 		return parse_bool(&c->access_log, value, origin, key, err);
 	if (!strcmp(key, "logFormat")) {
@@ -225,6 +232,123 @@ static int read_file(char **out, size_t *len, const char *path, fbc_error *err)
 done:
 	free(data);
 	fclose(f);
+	return rc;
+}
+
+#define NODE_DEPTH_MAX 32
+#define NODE_COUNT_MAX 100000
+
+/* A plain YAML scalar as JSON: integers, booleans and null by their YAML
+ * spelling; quoted scalars stay strings. */
+static json_t *scalar_json(const yaml_event_t *ev)
+{
+	const char *s = (const char *)ev->data.scalar.value;
+	size_t n = ev->data.scalar.length;
+
+	if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+		if (n == 0 || !strcmp(s, "null") || !strcmp(s, "~"))
+			return json_null();
+		if (!strcmp(s, "true"))
+			return json_true();
+		if (!strcmp(s, "false"))
+			return json_false();
+		if (n < 19 && strspn(s + (s[0] == '-'), "0123456789") == n - (s[0] == '-') &&
+		    n > (size_t)(s[0] == '-')) {
+			char *end = NULL;
+			long long v = strtoll(s, &end, 10);
+			if (end && !*end)
+				return json_integer(v);
+		}
+	}
+	return json_stringn(s, n);
+}
+
+/* Build the JSON of the node whose start event is *start (already taken
+ * from the parser); consumes the events up to its end. */
+static int node_json(json_t **out, yaml_parser_t *parser, yaml_event_t *start, int depth,
+		     size_t *count, const char *path, fbc_error *err)
+{
+	char origin[FBC_ERROR_WHERE_MAX];
+	json_t *node = NULL, *child = NULL;
+	char *key = NULL;
+	int rc = 0;
+
+	snprintf(origin, sizeof(origin), "%s:%zu", path, start->start_mark.line + 1);
+	if (++*count > NODE_COUNT_MAX || depth > NODE_DEPTH_MAX)
+		return fbc_error_set(err, FBC_ELIMIT, origin,
+				     "repositories: too large or too deep");
+	switch (start->type) {
+	case YAML_SCALAR_EVENT:
+		if (!(*out = scalar_json(start)))
+			return fbc_error_set(err, FBC_EINVAL, origin, "not valid UTF-8 text");
+		return 0;
+	case YAML_ALIAS_EVENT:
+		return fbc_error_set(err, FBC_EINVAL, origin,
+				     "repositories: aliases are not allowed");
+	case YAML_SEQUENCE_START_EVENT:
+		node = json_array();
+		break;
+	case YAML_MAPPING_START_EVENT:
+		node = json_object();
+		break;
+	default:
+		return fbc_error_set(err, FBC_EINVAL, origin, "unexpected YAML event");
+	}
+	if (!node)
+		return fbc_error_set(err, FBC_ENOMEM, origin, "out of memory");
+	for (;;) {
+		yaml_event_t ev;
+		if (!yaml_parser_parse(parser, &ev)) {
+			snprintf(origin, sizeof(origin), "%s:%zu", path,
+				 parser->problem_mark.line + 1);
+			rc = fbc_error_set(err, FBC_EPARSE, origin, "%s",
+					   parser->problem ? parser->problem : "YAML syntax error");
+			goto done;
+		}
+		snprintf(origin, sizeof(origin), "%s:%zu", path, ev.start_mark.line + 1);
+		if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
+			yaml_event_delete(&ev);
+			break;
+		}
+		if (json_is_object(node) && !key) {
+			if (ev.type != YAML_SCALAR_EVENT) {
+				yaml_event_delete(&ev);
+				rc = fbc_error_set(err, FBC_EINVAL, origin,
+						   "a key must be a scalar");
+				goto done;
+			}
+			key = strndup((const char *)ev.data.scalar.value, ev.data.scalar.length);
+			yaml_event_delete(&ev);
+			if (!key) {
+				rc = fbc_error_set(err, FBC_ENOMEM, origin, "out of memory");
+				goto done;
+			}
+			if (json_object_get(node, key)) {
+				rc = fbc_error_set(err, FBC_EINVAL, origin, "duplicate key '%.64s'",
+						   key);
+				goto done;
+			}
+			continue;
+		}
+		rc = node_json(&child, parser, &ev, depth + 1, count, path, err);
+		yaml_event_delete(&ev);
+		if (rc)
+			goto done;
+		if (json_is_object(node) ? json_object_set_new(node, key, child)
+					 : json_array_append_new(node, child)) {
+			child = NULL;
+			rc = fbc_error_set(err, FBC_ENOMEM, origin, "out of memory");
+			goto done;
+		}
+		child = NULL;
+		free(key);
+		key = NULL;
+	}
+	*out = node;
+	node = NULL;
+done:
+	free(key);
+	json_decref(node);
 	return rc;
 }
 
@@ -303,6 +427,18 @@ int fbc_http_config_load_file(fbc_http_config *c, const char *path, fbc_error *e
 			break;
 		}
 		case YAML_SEQUENCE_START_EVENT:
+			if (state == 2 && !strcmp(key, "repositories")) {
+				json_t *list = NULL;
+				size_t count = 0;
+				rc = node_json(&list, &parser, &ev, 0, &count, path, err);
+				if (rc != 0)
+					goto done;
+				json_decref(c->repositories);
+				c->repositories = list;
+				state = 1;
+				break;
+			}
+			/* fall through */
 		case YAML_ALIAS_EVENT:
 		default:
 			rc = fbc_error_set(err, FBC_EINVAL, origin,

@@ -21,6 +21,10 @@
  *   --log-format       FBCD_LOG_FORMAT     logFormat       text | json | auto (auto)
  *   --metrics-auth     FBCD_METRICS_AUTH   metricsAuth     open | token (open)
  *
+ * The YAML file may also hold `repositories:`, a list of repository
+ * documents (pipeline.md §2, the JSON of POST /v1/repositories written in
+ * YAML); they are kept as JSON in `repositories` and stored by `serve` at
+ * start-up (origin "config").
  * Errors name their origin: "FILE:LINE: key 'x': ..." for the YAML file,
  * "FBCD_X: ..." for the environment, "--flag: ..." for flags.
  * Ownership: every string is owned by the config (fbc_http_config_dispose).
@@ -31,6 +35,7 @@
 
 #include "service/base/error.h"
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -46,7 +51,8 @@ typedef struct fbc_http_config {
 	unsigned pool_size;
 	bool access_log;
 	size_t cache_bytes;
-	int workers; /* -1 = number of CPUs; 0 = none (serve only) */
+	json_t *repositories; /* array from the file's `repositories:`, or NULL */
+	int workers;	      /* -1 = number of CPUs; 0 = none (serve only) */
 	unsigned job_lease_s, job_poll_ms, retry_base_ms;
 	int log_format;	    /* -1 auto (text on a terminal, json otherwise), else fbc_log_format */
 	bool metrics_auth;  /* GET /metrics needs a token with the read scope */

@@ -3,6 +3,7 @@
 
 #include <git2.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct cred_state {
@@ -41,7 +42,9 @@ int fbc_git_mirror_fetch(const char *path, const fbc_git_mirror_opts *opts, fbc_
 	git_remote *remote = NULL;
 	git_fetch_options fo;
 	struct cred_state st = {opts, 0};
-	char *specs[2] = {"+refs/heads/*:refs/heads/*", NULL};
+	static char heads[] = "+refs/heads/*:refs/heads/*";
+	char review[256];
+	char *specs[2] = {heads, NULL};
 	git_strarray refspecs = {specs, 1};
 	int rc = 0;
 
@@ -58,7 +61,8 @@ int fbc_git_mirror_fetch(const char *path, const fbc_git_mirror_opts *opts, fbc_
 		goto done;
 	}
 	if (opts->review_refs) {
-		specs[1] = (char *)opts->review_refs;
+		snprintf(review, sizeof(review), "%s", opts->review_refs);
+		specs[1] = review;
 		refspecs.count = 2;
 	}
 	git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
@@ -72,6 +76,37 @@ int fbc_git_mirror_fetch(const char *path, const fbc_git_mirror_opts *opts, fbc_
 	}
 done:
 	git_remote_free(remote);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return rc;
+}
+
+int fbc_git_commit_info(char **author, long long *time, const char *path, const char *sha,
+			fbc_error *err)
+{
+	git_repository *repo = NULL;
+	git_commit *c = NULL;
+	git_oid oid;
+	int rc = 0;
+
+	if (git_libgit2_init() < 0)
+		return fbc_error_set(err, FBC_EINTERNAL, path, "cannot initialise libgit2");
+	if (git_repository_open_bare(&repo, path) < 0) {
+		rc = git_fail(err, FBC_EIO, path, "cannot open the mirror");
+		goto done;
+	}
+	if (git_oid_fromstrp(&oid, sha) < 0 || git_commit_lookup(&c, repo, &oid) < 0) {
+		rc = fbc_error_set(err, FBC_ENOTFOUND, sha, "no such commit in the mirror");
+		goto done;
+	}
+	const git_signature *a = git_commit_author(c);
+	if (!(*author = strdup(a && a->name ? a->name : ""))) {
+		rc = fbc_error_set(err, FBC_ENOMEM, sha, "out of memory");
+		goto done;
+	}
+	*time = (long long)git_commit_time(c);
+done:
+	git_commit_free(c);
 	git_repository_free(repo);
 	git_libgit2_shutdown();
 	return rc;

@@ -17,16 +17,21 @@
 
 typedef struct fbc_git_mirror_opts {
 	const char *url;	  /* https://, http://, ssh://, git@host:path, file:// */
-	const char *review_refs;  /* "+refs/pull/*\/head:refs/pull/*\/head" or NULL */
+	const char *review_refs;  /* the forge's review refspec (refs/pull/N/head), or NULL */
 	const char *token;	  /* HTTPS password (token), or NULL */
 	const char *token_user;	  /* user name sent with the token ("x-access-token") */
 	const char *ssh_key_file; /* private key for ssh URLs, or NULL */
 } fbc_git_mirror_opts;
 
 /* Create the bare repository at path if needed and fetch
- * +refs/heads/*:refs/heads/* (and the review refs) from opts->url, pruning
+ * every branch (refs/heads/ to refs/heads/) and the review refs from opts->url, pruning
  * nothing. FBC_EUNAVAIL on network or authentication failures (retried as
  * jobs), FBC_EIO on local ones. */
 int fbc_git_mirror_fetch(const char *path, const fbc_git_mirror_opts *opts, fbc_error *err);
+
+/* Author name and committer time of commit sha in the repository at path.
+ * *author is malloc'd. FBC_ENOTFOUND when the commit is absent. */
+int fbc_git_commit_info(char **author, long long *time, const char *path, const char *sha,
+			fbc_error *err);
 
 #endif

@@ -1,6 +1,7 @@
 /* The table of job kinds (kind -> handler) that `fbcd serve` and `fbcd
  * worker` run, and the diagnostic "noop" kind. */
 #include "pipeline/queue/queue.h"
+#include "pipeline/ingest/ingest.h"
 #include "service/base/log.h"
 
 #include <stdio.h>
@@ -37,6 +38,7 @@ static int noop_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc_erro
 
 static const fbc_queue_kind kinds[] = {
 	{"noop", noop_run, true},
+	{"repo.ingest", fbc_ingest_run, false},
 };
 
 const fbc_queue_kind *fbc_queue_builtin_kinds(size_t *n)

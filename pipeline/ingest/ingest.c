@@ -1,0 +1,201 @@
+/* repo.ingest: mirror, build, validate, store with provenance (ingest.h). */
+#include "pipeline/ingest/ingest.h"
+
+#include "db/gitops.h"
+#include "pipeline/catalogs/catalogs.h"
+#include "pipeline/forge/secret.h"
+#include "pipeline/git/git.h"
+#include "pipeline/git/mirror.h"
+#include "service/fbc/validate.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *jstr(json_t *o, const char *a, const char *b)
+{
+	json_t *v = json_object_get(o, a);
+	if (b)
+		v = json_object_get(v, b);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+int fbc_ingest_mirror(char **path, fbc_db *db, const fbc_pipeline_env *env, json_t *repo,
+		      fbc_error *err)
+{
+	const char *name = jstr(repo, "name", NULL), *kind = jstr(repo, "forge", "kind");
+	char dir[4096], lockkey[300];
+	fbc_git_mirror_opts mo;
+	fbc_db_lock *lk = NULL;
+	char *token = NULL;
+	int rc;
+
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/mirrors", env->data_dir) >= sizeof(dir))
+		return fbc_error_set(err, FBC_EINVAL, env->data_dir,
+				     "data directory path too long");
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return fbc_error_set(err, FBC_EIO, dir, "cannot create: %s", strerror(errno));
+	snprintf(dir, sizeof(dir), "%s/mirrors/%s.git", env->data_dir, name);
+	memset(&mo, 0, sizeof(mo));
+	mo.url = jstr(repo, "url", NULL);
+	mo.review_refs = kind && !strcmp(kind, "github")   ? "+refs/pull/*/head:refs/pull/*/head"
+			 : kind && !strcmp(kind, "gitlab") ? "+refs/merge-requests/*/head:refs/"
+							     "merge-requests/*/head"
+							   : NULL;
+	mo.token_user = kind && !strcmp(kind, "gitlab") ? "oauth2" : "x-access-token";
+	mo.ssh_key_file = jstr(repo, "credentials", "sshKeyFile");
+	const char *tf = jstr(repo, "credentials", "tokenFile"),
+		   *te = jstr(repo, "credentials", "tokenEnv");
+	if ((tf || te) && (rc = fbc_secret_read(&token, tf, te, err)) != 0)
+		return rc == FBC_ENOTFOUND ? FBC_EUNAVAIL : rc;
+	mo.token = token;
+	snprintf(lockkey, sizeof(lockkey), "mirror:%s", name);
+	if ((rc = fbc_db_lock_acquire(&lk, db, lockkey, err)) == 0) {
+		rc = fbc_git_mirror_fetch(dir, &mo, err);
+		fbc_db_lock_release(lk);
+	}
+	fbc_secret_free(token);
+	if (rc)
+		return rc;
+	if (!(*path = strdup(dir)))
+		return fbc_error_set(err, FBC_ENOMEM, dir, "out of memory");
+	return 0;
+}
+
+/* Load, validate and store one catalog; appends its outcome to out. */
+static int store_catalog(json_t *out, fbc_db *db, const char *catalog, fbc_tree *tree,
+			 const char *url, const fbc_db_provenance *prov, fbc_error *err)
+{
+	fbc_catalog *cat = NULL;
+	fbc_diags diags;
+	json_t *rev = NULL, *item = NULL;
+	bool created = false;
+	int rc;
+
+	if (fbc_diags_init(&diags, 100) != 0)
+		return fbc_error_set(err, FBC_ENOMEM, catalog, "out of memory");
+	if ((rc = fbc_catalog_load_tree(&cat, tree, NULL, &diags, err)) ||
+	    (rc = fbc_validate(cat, NULL, &diags, err)))
+		goto done;
+	if (fbc_diags_count(&diags) > 0 || diags.dropped) {
+		json_t *f = json_array();
+		for (size_t i = 0; f && i < fbc_diags_count(&diags) && i < 20; i++) {
+			const fbc_diag *d = fbc_diags_at(&diags, i);
+			json_array_append_new(f, json_pack("{s:s,s:s?,s:i,s:s}", "code", d->code,
+							   "file", d->file, "line", d->line,
+							   "message", d->message));
+		}
+		item = json_pack("{s:s,s:b,s:o}", "catalog", catalog, "valid", 0, "findings",
+				 f ? f : json_array());
+		goto done;
+	}
+	fbc_db_catalog_spec spec = {catalog, 0, NULL, url};
+	json_t *made = NULL;
+	fbc_error e2;
+	fbc_error_init(&e2);
+	if ((rc = fbc_db_catalog_create(&made, db, &spec, &e2)) != 0 && rc != FBC_ECONFLICT) {
+		*err = e2;
+		goto done;
+	}
+	json_decref(made);
+	if ((rc = fbc_db_ingest(&rev, &created, db, catalog, cat, err)))
+		goto done;
+	int64_t number = json_integer_value(json_object_get(rev, "revision"));
+	if ((rc = fbc_db_revision_provenance(db, catalog, number, prov, err)))
+		goto done;
+	item = json_pack("{s:s,s:b,s:I,s:O,s:b}", "catalog", catalog, "valid", 1, "revision",
+			 (json_int_t)number, "digest", json_object_get(rev, "digest"), "created",
+			 created);
+done:
+	if (rc == 0 && item)
+		json_array_append_new(out, item);
+	else
+		json_decref(item);
+	json_decref(rev);
+	fbc_catalog_free(cat);
+	fbc_diags_dispose(&diags);
+	return rc;
+}
+
+int fbc_ingest_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc_error *err)
+{
+	const fbc_pipeline_env *env = ctx->app;
+	const char *name = jstr(payload, "repository", NULL),
+		   *commit = jstr(payload, "commit", NULL);
+	json_t *repo = NULL, *cats = NULL, *res = NULL;
+	char *path = NULL, *author = NULL, id[FBC_GIT_ID_MAX];
+	fbc_git *g = NULL;
+	fbc_tree *tree = NULL;
+	fbc_repo_history *hist = NULL;
+	fbc_repo_catalogs *rc_cats = NULL;
+	long long when = 0;
+	long pull = 0;
+	int rc;
+
+	if (!env || !env->data_dir)
+		return fbc_error_set(err, FBC_EINVAL, "ingest", "no data directory configured");
+	if (!name || !commit)
+		return fbc_error_set(err, FBC_EINVAL, "payload", "repository and commit required");
+	if ((rc = fbc_db_repo_get(&repo, ctx->db, name, err)))
+		return rc == FBC_ENOTFOUND ? FBC_EINVAL : rc; /* deleted meanwhile: give up */
+	if ((rc = fbc_ingest_mirror(&path, ctx->db, env, repo, err)))
+		goto done;
+	if ((rc = fbc_git_open(&g, path, err)))
+		goto done;
+	if ((rc = fbc_git_resolve(id, g, commit, err))) {
+		/* the push's commit is not on the remote (force-pushed away) */
+		rc = fbc_error_set(err, FBC_EINVAL, commit, "commit not found after fetching %s",
+				   jstr(repo, "url", NULL));
+		goto done;
+	}
+	if ((rc = fbc_db_repo_fetched(ctx->db, name, id, err)) ||
+	    (rc = fbc_git_commit_info(&author, &when, path, id, err)) ||
+	    (rc = fbc_db_pull_of_commit(&pull, ctx->db, name, id, err)))
+		goto done;
+	fbc_db_provenance prov = {name, id, author, pull, when};
+	if ((rc = fbc_git_tree_open(&tree, g, id, err)))
+		goto done;
+	if (!(cats = json_array())) {
+		rc = fbc_error_set(err, FBC_ENOMEM, "ingest", "out of memory");
+		goto done;
+	}
+	rc = fbc_repo_history_from_git(&hist, g, id, err);
+	if (rc == 0)
+		rc = fbc_repo_catalogs_build(&rc_cats, tree, hist, NULL, err);
+	if (rc == 0) {
+		/* operator layout: one catalog per catalogs/<name>/ */
+		for (size_t i = 0; i < fbc_repo_catalogs_count(rc_cats) && rc == 0; i++) {
+			fbc_tree *ct = NULL;
+			if ((rc = fbc_repo_catalogs_tree(&ct, rc_cats, i, err)) == 0)
+				rc = store_catalog(cats, ctx->db,
+						   fbc_repo_catalogs_name(rc_cats, i), ct,
+						   jstr(repo, "url", NULL), &prov, err);
+			fbc_tree_free(ct);
+		}
+	} else if (rc == FBC_ENOTFOUND) {
+		/* plain layout: the root is the catalog named after the repository */
+		fbc_error_init(err);
+		rc = store_catalog(cats, ctx->db, name, tree, jstr(repo, "url", NULL), &prov, err);
+	}
+	if (rc)
+		goto done;
+	if ((rc = fbc_db_commit_seen(ctx->db, &prov, err)))
+		goto done;
+	res = json_pack("{s:s,s:O,s:o}", "commit", id, "catalogs", cats, "pullRequest",
+			pull ? json_integer(pull) : json_null());
+	if (!res || !(*result = json_dumps(res, JSON_COMPACT)))
+		rc = fbc_error_set(err, FBC_ENOMEM, "ingest", "out of memory");
+done:
+	json_decref(res);
+	json_decref(cats);
+	json_decref(repo);
+	fbc_repo_catalogs_free(rc_cats);
+	fbc_repo_history_free(hist);
+	fbc_tree_free(tree);
+	fbc_git_free(g);
+	free(author);
+	free(path);
+	return rc;
+}

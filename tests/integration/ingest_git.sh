@@ -1,0 +1,137 @@
+#!/bin/sh
+# repo.ingest end to end: a repository declared in the server's config file
+# (`repositories:`), served over file://, pushes announced by signed GitHub
+# webhooks; `fbcd serve --workers` mirrors it with libgit2, builds the plain
+# layout from git objects, stores revisions with their provenance (commit,
+# pull request, author, time), makes no revision for unchanged content, keeps
+# an invalid commit out, and the stored catalog equals `fbcd render` of a
+# checkout of the commit.
+#   ingest_git.sh FBCD EXAMPLE_CATALOG_DIR
+FBCD=$1 CATALOG=$2
+. "$(dirname "$0")/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+LIB=$HERE/../lib
+command -v git >/dev/null || skip "git is not installed"
+command -v curl >/dev/null || skip "curl is not installed"
+
+PGDIR=$(mktemp -d "${TMPDIR:-/tmp}/fbcd-pg.XXXXXX")
+SERVE_PID=
+cleanup() {
+	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
+	if [ -f "$PGDIR/url" ]; then sh "$LIB/pg-stop.sh" "$PGDIR"; else rm -rf "$PGDIR"; fi
+	rm -rf "$T"
+}
+trap cleanup EXIT; [ -n "${KEEP:-}" ] && trap - EXIT
+URL=$(sh "$LIB/pg-start.sh" "$PGDIR") || { [ $? -eq 77 ] && skip "no PostgreSQL"; echo "FAIL: pg-start"; exit 1; }
+. "$LIB/pg-common.sh"
+sql() { "$PG_BINDIR/psql" -X -q -t -A -v ON_ERROR_STOP=1 "$URL" -c "$1"; }
+
+# the watched repository: the example catalog at its root (plain layout)
+export GIT_AUTHOR_NAME="Ada Author" GIT_AUTHOR_EMAIL=ada@example.com
+export GIT_COMMITTER_NAME=Committer GIT_COMMITTER_EMAIL=c@example.com
+O=$T/origin
+mkdir -p "$O" && cp -R "$CATALOG"/. "$O"/ && chmod -R u+w "$O"
+git -C "$O" init -q -b main && git -C "$O" add -A && git -C "$O" commit -q -m one
+C1=$(git -C "$O" rev-parse HEAD)
+
+SECRET=ingest-webhook-secret-93ac51
+cat >"$T/fbcd.yaml" <<YAML
+repositories:
+  - name: plain
+    url: file://$O
+    branch: main
+    forge: {kind: github, project: org/plain, api: "http://127.0.0.1:9"}
+    credentials: {webhookSecretEnv: WH_SECRET}
+    pollSeconds: 0
+YAML
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+B=http://127.0.0.1:$PORT
+WH_SECRET=$SECRET "$FBCD" serve --config "$T/fbcd.yaml" --listen "127.0.0.1:$PORT" \
+	--database-url "$URL" --data-dir "$T/data" --workers 2 --job-poll-ms 200 >"$T/serve.log" 2>&1 &
+SERVE_PID=$!
+i=0
+until curl -sf "$B/healthz" >/dev/null 2>&1; do
+	i=$((i + 1)); [ $i -gt 100 ] && { echo "FAIL: serve did not start"; cat "$T/serve.log"; exit 1; }
+	sleep 0.1
+done
+[ "$(curl -s "$B/v1/repositories/plain" | python3 -c "import json,sys; d=json.load(sys.stdin); print(d['origin'], d['url'])")" = "config file://$O" ] &&
+	pass || fail "repository from the config file"
+
+deliver() { # EVENT DELIVERY FILE
+	sig=$(python3 -c "import hmac,hashlib,sys; print('sha256='+hmac.new(sys.argv[1].encode(), open(sys.argv[2],'rb').read(), hashlib.sha256).hexdigest())" "$SECRET" "$3")
+	curl -s -o "$T/body" -w '%{http_code}' -X POST -H "X-GitHub-Event: $1" -H "X-GitHub-Delivery: $2" \
+		-H "X-Hub-Signature-256: $sig" --data-binary "@$3" "$B/v1/webhooks/github"
+}
+push() { # DELIVERY SHA -> job id
+	echo "{\"ref\": \"refs/heads/main\", \"before\": \"0000000000000000000000000000000000000000\", \"after\": \"$2\", \"repository\": {\"full_name\": \"org/plain\"}, \"sender\": {\"login\": \"bot\"}}" >"$T/push.json"
+	c=$(deliver push "$1" "$T/push.json")
+	[ "$c" = 202 ] || { fail "push webhook $1: $c $(cat "$T/body")"; return; }
+	python3 -c "import json; print(json.load(open('$T/body'))['job'])"
+}
+wait_job() { # ID
+	i=0
+	while :; do
+		s=$(sql "SELECT state FROM jobs WHERE id = $1")
+		case $s in succeeded|failed|cancelled) echo "$s"; return;; esac
+		i=$((i + 1)); [ $i -gt 600 ] && { echo timeout; return; }
+		sleep 0.1
+	done
+}
+revs() { sql "SELECT count(*) FROM revisions r JOIN catalogs c ON c.id = r.catalog_id WHERE c.name = 'plain'"; }
+
+# --- first push: one revision with its provenance, equal to fbcd render
+J=$(push p-1 "$C1")
+[ "$(wait_job "$J")" = succeeded ] && pass || fail "ingest of $C1: $(sql "SELECT state, error FROM jobs WHERE id = $J")"
+[ "$(revs)" = 1 ] && pass || fail "revisions after the first push: $(revs)"
+curl -s "$B/v1/catalogs/plain/revisions/1" >"$T/rev.json"
+[ "$(python3 -c "import json; p=json.load(open('$T/rev.json'))['provenance']; print(p['repository'], p['commit'], p['author'], p['pullRequest'], p['committedAt'] is not None)")" = "plain $C1 Ada Author None True" ] &&
+	pass || fail "provenance: $(cat "$T/rev.json")"
+curl -s "$B/catalogs/plain/api/v1/all" >"$T/all.jsonl"
+checkout() { rm -rf "$T/co" && mkdir "$T/co" && git -C "$O" archive HEAD | tar -x -C "$T/co"; }
+checkout
+"$FBCD" render "$T/co" >"$T/render.jsonl" 2>"$T/render.err"
+cmp -s "$T/all.jsonl" "$T/render.jsonl" && pass || fail "stored catalog differs from fbcd render of the checkout"
+[ -d "$T/data/mirrors/plain.git" ] && [ ! -e "$T/data/mirrors/plain.git/example-operator" ] && pass || fail "no bare mirror"
+[ "$(sql "SELECT head_commit FROM repositories WHERE name = 'plain'")" = "$C1" ] && pass || fail "repository head"
+
+# --- a commit that changes no catalog content: no new revision
+echo "more notes" >>"$O/README.md" && git -C "$O" add -A && git -C "$O" commit -q -m notes
+C2=$(git -C "$O" rev-parse HEAD)
+J=$(push p-2 "$C2")
+[ "$(wait_job "$J")" = succeeded ] && [ "$(revs)" = 1 ] && pass || fail "unchanged content made a revision ($(revs))"
+[ "$(sql "SELECT result->'catalogs'->0->>'created' FROM jobs WHERE id = $J")" = false ] && pass || fail "result should say not created"
+
+# --- a merged pull request, then its push: revision 2 names the pull request
+sed -i 's/^description: .*/description: changed by pull request seven/' "$O/example-operator/catalog.yaml"
+grep -q "pull request seven" "$O/example-operator/catalog.yaml" || { sed -i '0,/^schema: olm.package/s//schema: olm.package\ndescription: changed by pull request seven/' "$O/example-operator/catalog.yaml"; }
+git -C "$O" add -A && git -C "$O" commit -q -m "pr 7"
+C3=$(git -C "$O" rev-parse HEAD)
+cat >"$T/merged.json" <<JSON
+{"action": "closed", "number": 7, "pull_request": {"number": 7, "merged": true, "title": "change", "user": {"login": "alice"}, "head": {"sha": "$C3", "ref": "x"}, "base": {"sha": "$C2", "ref": "main"}}, "repository": {"full_name": "org/plain"}, "sender": {"login": "alice"}}
+JSON
+[ "$(deliver pull_request p-3 "$T/merged.json")" = 202 ] && pass || fail "merged webhook"
+J=$(push p-4 "$C3")
+[ "$(wait_job "$J")" = succeeded ] && [ "$(revs)" = 2 ] && pass || fail "changed content: $(revs) revisions, job $(sql "SELECT state, error FROM jobs WHERE id = $J")"
+curl -s "$B/v1/catalogs/plain/revisions/2" >"$T/rev2.json"
+[ "$(python3 -c "import json; p=json.load(open('$T/rev2.json'))['provenance']; print(p['commit'], p['pullRequest'])")" = "$C3 7" ] &&
+	pass || fail "provenance of revision 2: $(cat "$T/rev2.json")"
+curl -s "$B/catalogs/plain/api/v1/all" >"$T/all2.jsonl"
+checkout
+"$FBCD" render "$T/co" >"$T/render2.jsonl"
+cmp -s "$T/all2.jsonl" "$T/render2.jsonl" && pass || fail "revision 2 differs from fbcd render"
+
+# --- an invalid commit is not stored; the job succeeds and reports why
+printf '{"schema": "olm.channel", "package": "nope", "name": "x", "entries": [{"name": "y"}]}\n' >"$O/broken.json"
+git -C "$O" add -A && git -C "$O" commit -q -m broken
+C4=$(git -C "$O" rev-parse HEAD)
+J=$(push p-5 "$C4")
+[ "$(wait_job "$J")" = succeeded ] && [ "$(revs)" = 2 ] && pass || fail "invalid commit stored or job failed"
+[ "$(sql "SELECT result->'catalogs'->0->>'valid' FROM jobs WHERE id = $J")" = false ] && [ -n "$(sql "SELECT result->'catalogs'->0->'findings'->0->>'code' FROM jobs WHERE id = $J")" ] &&
+	pass || fail "invalid result: $(sql "SELECT result FROM jobs WHERE id = $J")"
+# the same push delivered again is a no-op
+[ "$(deliver push p-5 "$T/push.json")" = 200 ] && pass || fail "redelivery not 200"
+# a commit that does not exist on the remote fails without retrying
+J=$(push p-6 1234567890123456789012345678901234567890)
+[ "$(wait_job "$J")" = failed ] && [ "$(sql "SELECT attempts FROM jobs WHERE id = $J")" = 1 ] && pass || fail "missing commit: $(sql "SELECT state, attempts, error FROM jobs WHERE id = $J")"
+kill -0 "$SERVE_PID" && pass || fail "server died"
+finish
