@@ -195,6 +195,20 @@ int fbc_db_commit_seen(fbc_db *db, const fbc_db_provenance *p, fbc_error *err);
 int fbc_db_pull_of_commit(long *number, fbc_db *db, const char *repository, const char *sha,
 			  fbc_error *err);
 
+/* GET /v1/repositories/{r}/commits/{sha} (§9): {"repository", "commit",
+ * "pullRequest"|null, "author"|null, "committedAt"|null, "checks": [check
+ * results of this head], "revisions": [{"catalog", "revision", "digest"}],
+ * "ingest": {"job", "state", "error"}|null}. sha may be a prefix of at least
+ * 7 hex digits. FBC_ENOTFOUND for a commit fbcd has neither seen nor queued. */
+int fbc_db_commit_get(json_t **out, fbc_db *db, const char *repository, const char *sha,
+		      fbc_error *err);
+/* GET .../bundles/{b}/history (§9): {"catalog", "package", "bundle",
+ * "firstRevision": {"revision", "digest", "createdAt", "provenance"}|null,
+ * "revisions": [numbers holding it, ascending]}. FBC_ENOTFOUND when no
+ * revision of the catalog ever held the bundle. */
+int fbc_db_bundle_history(json_t **out, fbc_db *db, const char *catalog, const char *package,
+			  const char *bundle, fbc_error *err);
+
 /* A session advisory lock (one fetch per repository across replicas):
  * blocks until held, for at most the statement timeout. */
 typedef struct fbc_db_lock fbc_db_lock;

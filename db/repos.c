@@ -651,3 +651,91 @@ void fbc_db_lock_release(fbc_db_lock *lk)
 	db_release(lk->db, lk->c);
 	free(lk);
 }
+
+/* ---------------------------------------------------------- traceability */
+
+int fbc_db_commit_get(json_t **out, fbc_db *db, const char *repository, const char *sha,
+		      fbc_error *err)
+{
+	static const db_stmt st = {
+		"commit_get",
+		"WITH s AS (SELECT coalesce((SELECT sha FROM repo_commits WHERE repository = $1 "
+		"AND "
+		"sha LIKE $2 || '%' ORDER BY sha LIMIT 1), (SELECT payload->>'commit' FROM jobs "
+		"WHERE "
+		"kind = 'repo.ingest' AND repository = $1 AND payload->>'commit' LIKE $2 || '%' "
+		"ORDER BY id DESC LIMIT 1)) AS sha) SELECT jsonb_build_object('repository', "
+		"$1::text, "
+		"'commit', s.sha, 'pullRequest', coalesce(rc.pull_request, (SELECT number FROM "
+		"pulls "
+		"p WHERE p.repository = $1 AND p.head_sha = s.sha ORDER BY updated_at DESC LIMIT "
+		"1)), "
+		"'author', rc.author, 'committedAt', " DB_TS(
+			"rc.committed_at") ", 'checks', (SELECT "
+					   "coalesce(jsonb_agg(jsonb_build_object('pullRequest', "
+					   "c.number, 'conclusion', "
+					   "c.conclusion, 'result', c.result, 'job', c.job_id, "
+					   "'createdAt', " DB_TS(
+						   "c.created_at") ") ORDER BY c.id DESC), '[]') "
+								   "FROM pull_checks c WHERE "
+								   "c.repository = $1 AND "
+								   "c.head_sha = s.sha), "
+								   "'revisions', (SELECT "
+								   "coalesce(jsonb_agg(jsonb_build_"
+								   "object('catalog', cat.name, "
+								   "'revision', "
+								   "r.number, 'digest', r.digest) "
+								   "ORDER BY cat.name), '[]') FROM "
+								   "revisions r "
+								   "JOIN catalogs cat ON cat.id = "
+								   "r.catalog_id WHERE "
+								   "r.repository = $1 AND "
+								   "r.commit = s.sha), 'ingest', "
+								   "(SELECT "
+								   "jsonb_build_object('job', "
+								   "j.id, "
+								   "'state', j.state, 'error', "
+								   "j.error) FROM jobs j WHERE "
+								   "j.kind = "
+								   "'repo.ingest' AND j.key = "
+								   "'ingest:' || $1 || ':' || "
+								   "s.sha ORDER BY j.id "
+								   "DESC LIMIT 1)) FROM s LEFT "
+								   "JOIN repo_commits rc ON "
+								   "rc.repository = $1 AND "
+								   "rc.sha = s.sha WHERE s.sha IS "
+								   "NOT NULL",
+		2};
+	size_t n = sha ? strlen(sha) : 0;
+
+	if (n < 7 || n > 64 || strspn(sha, "0123456789abcdef") != n)
+		return fbc_error_set(err, FBC_EINVAL, "sha", "7 to 64 lowercase hex digits");
+	return db_query_json(out, db, &st, (const char *[]){repository, sha}, "commit", err);
+}
+
+int fbc_db_bundle_history(json_t **out, fbc_db *db, const char *catalog, const char *package,
+			  const char *bundle, fbc_error *err)
+{
+	static const db_stmt st = {
+		"bundle_history",
+		"WITH h AS (SELECT r.number, r.digest, r.created_at, r.repository, r.commit, "
+		"r.pull_request, r.author, r.committed_at FROM revisions r JOIN catalogs c ON c.id "
+		"= "
+		"r.catalog_id JOIN bundles b ON b.revision_id = r.id WHERE c.name = $1 AND "
+		"b.package "
+		"= $2 AND b.name = $3), f AS (SELECT * FROM h ORDER BY number LIMIT 1) SELECT "
+		"jsonb_build_object('catalog', $1::text, 'package', $2::text, 'bundle', $3::text, "
+		"'firstRevision', jsonb_build_object('revision', f.number, 'digest', f.digest, "
+		"'createdAt', " DB_TS(
+			"f.created_at") ", 'provenance', CASE WHEN f.repository IS "
+					"NULL THEN NULL ELSE jsonb_build_object('repository', "
+					"f.repository, 'commit', "
+					"f.commit, 'pullRequest', f.pull_request, 'author', "
+					"f.author, 'committedAt', " DB_TS(
+						"f.committed_at") ") END), 'revisions', (SELECT "
+								  "jsonb_agg(number ORDER BY "
+								  "number) FROM h)) FROM f",
+		3};
+	return db_query_json(out, db, &st, (const char *[]){catalog, package, bundle}, "bundle",
+			     err);
+}

@@ -100,3 +100,28 @@ int fbc_http_pull_get(fbc_http_req *req, fbc_http_resp *resp)
 				 &err);
 	return fbc_http_reply_db(req, resp, rc, out, &err);
 }
+
+int fbc_http_commit_get(fbc_http_req *req, fbc_http_resp *resp)
+{
+	json_t *out = NULL;
+	fbc_error err;
+
+	fbc_error_init(&err);
+	int rc = fbc_db_commit_get(&out, app_of(req)->db, fbc_http_param(req, "repository"),
+				   fbc_http_param(req, "sha"), &err);
+	if (rc == FBC_EINVAL)
+		return fbc_http_problem(resp, req, 400, "bad_request", "sha: %s", err.message);
+	return fbc_http_reply_db(req, resp, rc, out, &err);
+}
+
+int fbc_http_bundle_history(fbc_http_req *req, fbc_http_resp *resp)
+{
+	json_t *out = NULL;
+	fbc_error err;
+
+	fbc_error_init(&err);
+	int rc = fbc_db_bundle_history(&out, app_of(req)->db, fbc_http_param(req, "catalog"),
+				       fbc_http_param(req, "package"),
+				       fbc_http_param(req, "bundle"), &err);
+	return fbc_http_reply_db(req, resp, rc, out, &err);
+}

@@ -120,6 +120,20 @@ checkout
 "$FBCD" render "$T/co" >"$T/render2.jsonl"
 cmp -s "$T/all2.jsonl" "$T/render2.jsonl" && pass || fail "revision 2 differs from fbcd render"
 
+# --- traceability: commits and bundle history
+curl -s -o "$T/c.json" -w '%{http_code}' "$B/v1/repositories/plain/commits/$C3" >"$T/code"
+[ "$(cat "$T/code")" = 200 ] && [ "$(python3 -c "import json; d=json.load(open('$T/c.json')); print(d['commit'], d['pullRequest'], d['author'], [(r['catalog'], r['revision']) for r in d['revisions']], d['ingest']['state'])")" = "$C3 7 Ada Author [('plain', 2)] succeeded" ] &&
+	pass || fail "GET commits/$C3: $(cat "$T/c.json")"
+short=$(echo "$C1" | cut -c1-10)
+[ "$(curl -s "$B/v1/repositories/plain/commits/$short" | python3 -c "import json,sys; d=json.load(sys.stdin); print(d['commit'], [r['revision'] for r in d['revisions']])")" = "$C1 [1]" ] &&
+	pass || fail "commit by prefix"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$B/v1/repositories/plain/commits/abcdef0123456")" = 404 ] && pass || fail "unknown commit not 404"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$B/v1/repositories/plain/commits/XYZ")" = 400 ] && pass || fail "bad sha not 400"
+curl -s "$B/v1/catalogs/plain/packages/example-operator/bundles/example-operator.v1.0.0/history" >"$T/h.json"
+[ "$(python3 -c "import json; d=json.load(open('$T/h.json')); print(d['firstRevision']['revision'], d['firstRevision']['provenance']['commit'], d['revisions'])")" = "1 $C1 [1, 2]" ] &&
+	pass || fail "bundle history: $(cat "$T/h.json")"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$B/v1/catalogs/plain/packages/example-operator/bundles/nope/history")" = 404 ] && pass || fail "history of an unknown bundle not 404"
+
 # --- an invalid commit is not stored; the job succeeds and reports why
 printf '{"schema": "olm.channel", "package": "nope", "name": "x", "entries": [{"name": "y"}]}\n' >"$O/broken.json"
 git -C "$O" add -A && git -C "$O" commit -q -m broken
