@@ -164,6 +164,7 @@ int fbc_cmd_serve(int argc, char **argv)
 	}
 	app_ok = true;
 	app.metrics_auth = cfg.metrics_auth;
+	fbc_metrics_set_enabled(!cfg.metrics_off);
 	if (fbc_metrics_add_collector(fbc_metrics_collect_process, NULL) != 0 ||
 	    fbc_http_app_metrics_start(&app) != 0) {
 		fprintf(stderr, "fbcd serve: cannot register the metrics collectors\n");

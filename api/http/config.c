@@ -190,6 +190,14 @@ int fbc_http_config_set(fbc_http_config *c, const char *key, const char *value, 
 					     "%s: '%s' is not text, json or auto", key, value);
 		return 0;
 	}
+	if (!strcmp(key, "metrics")) {
+		if (!strcmp(value, "on") || !strcmp(value, "off")) {
+			c->metrics_off = !strcmp(value, "off");
+			return 0;
+		}
+		return fbc_error_set(err, FBC_EINVAL, origin, "%s: '%s' is neither 'on' nor 'off'",
+				     key, value);
+	}
 	if (!strcmp(key, "metricsAuth")) {
 		if (!strcmp(value, "open") || !strcmp(value, "token")) {
 			c->metrics_auth = !strcmp(value, "token");
@@ -470,6 +478,7 @@ static const struct {
 	{"FBCD_WORKERS", "workers"},	    {"FBCD_JOB_LEASE", "jobLeaseSeconds"},
 	{"FBCD_JOB_POLL_MS", "jobPollMs"},  {"FBCD_RETRY_BASE_MS", "retryBaseMs"},
 	{"FBCD_LOG_FORMAT", "logFormat"},   {"FBCD_METRICS_AUTH", "metricsAuth"},
+	{"FBCD_METRICS", "metrics"},
 };
 
 int fbc_http_config_load_env(fbc_http_config *c, fbc_error *err)
@@ -512,6 +521,7 @@ static void usage(FILE *f)
 		"                         otherwise (FBCD_LOG_FORMAT; auto)\n"
 		"  --metrics-auth open|token  GET /metrics open or behind a 'read' token\n"
 		"                         (FBCD_METRICS_AUTH; open)\n"
+		"  --metrics on|off       record metrics (FBCD_METRICS; on)\n"
 		"  --print-routes         print the route table (METHOD PATH) and exit\n"
 		"  --print-openapi        print the OpenAPI document (JSON) and exit\n\n"
 		"FBCD_ADMIN_TOKEN seeds an admin token at start-up.\n"
@@ -533,6 +543,7 @@ int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_err
 		{"cache-bytes", required_argument, NULL, 'C'},
 		{"log-format", required_argument, NULL, 'G'},
 		{"metrics-auth", required_argument, NULL, 'M'},
+		{"metrics", required_argument, NULL, 'X'},
 		{"print-routes", no_argument, NULL, 'R'},
 		{"workers", required_argument, NULL, 'W'},
 		{"job-lease", required_argument, NULL, 'L'},
@@ -617,6 +628,9 @@ int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_err
 			break;
 		case 'M':
 			key = "metricsAuth", flag = "--metrics-auth";
+			break;
+		case 'X':
+			key = "metrics", flag = "--metrics";
 			break;
 		case 'R':
 			c->print_routes = true;

@@ -20,6 +20,7 @@
  *   --retry-base-ms    FBCD_RETRY_BASE_MS  retryBaseMs     first retry backoff (1000)
  *   --log-format       FBCD_LOG_FORMAT     logFormat       text | json | auto (auto)
  *   --metrics-auth     FBCD_METRICS_AUTH   metricsAuth     open | token (open)
+ *   --metrics          FBCD_METRICS        metrics         on | off (on)
  *
  * The YAML file may also hold `repositories:`, a list of repository
  * documents (pipeline.md §2, the JSON of POST /v1/repositories written in
@@ -56,6 +57,7 @@ typedef struct fbc_http_config {
 	unsigned job_lease_s, job_poll_ms, retry_base_ms;
 	int log_format;	    /* -1 auto (text on a terminal, json otherwise), else fbc_log_format */
 	bool metrics_auth;  /* GET /metrics needs a token with the read scope */
+	bool metrics_off;   /* --metrics off: nothing is recorded */
 	bool print_routes;  /* --print-routes: list the route table and exit */
 	bool print_openapi; /* --print-openapi: print the embedded document and exit */
 } fbc_http_config;

@@ -45,6 +45,7 @@ static _Atomic(family *) slots[FAMILY_SLOTS];
 static family *all[FBC_METRICS_MAX_FAMILIES];
 static size_t n_all;
 static atomic_ulong dropped;
+static atomic_bool enabled = true;
 
 static struct {
 	fbc_metrics_collect_fn fn;
@@ -214,9 +215,12 @@ typedef enum { OP_ADD, OP_SET, OP_OBSERVE } op_kind;
 static void record(const fbc_metric_def *def, const char *const *values, double v, op_kind op)
 {
 	char key[KEY_MAX];
-	family *f = family_get(def);
+	family *f;
 	series *s;
 
+	if (!atomic_load_explicit(&enabled, memory_order_relaxed))
+		return;
+	f = family_get(def);
 	if (!f || join_key(key, f, values) != 0) {
 		atomic_fetch_add(&dropped, 1);
 		return;
@@ -573,6 +577,11 @@ int fbc_metrics_collect_process(void *ctx, fbc_buf *out)
 	    FBC_METRIC_GAUGE, boot + start / (double)clock_ticks());
 #undef PUT
 	return rc;
+}
+
+void fbc_metrics_set_enabled(bool on)
+{
+	atomic_store(&enabled, on);
 }
 
 void fbc_metrics_reset(void)

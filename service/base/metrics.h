@@ -29,6 +29,7 @@
 
 #include "service/base/buf.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define FBC_METRICS_MAX_LABELS	 4
@@ -85,6 +86,10 @@ int fbc_metrics_put_sample(fbc_buf *out, const char *name, const char *const *la
 /* process_* metrics of this process (CPU, RSS, virtual memory, open and
  * maximum file descriptors, start time), read from /proc: a collector. */
 int fbc_metrics_collect_process(void *ctx, fbc_buf *out);
+
+/* Turn recording on or off (default on): off, fbc_metric_add/set/observe
+ * return at once (`fbcd serve --metrics off`, and the overhead benchmark). */
+void fbc_metrics_set_enabled(bool on);
 
 /* Forget every series and collector (tests). */
 void fbc_metrics_reset(void);
