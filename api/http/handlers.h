@@ -56,6 +56,10 @@ int fbc_http_healthz(fbc_http_req *req, fbc_http_resp *resp);
 int fbc_http_openapi(fbc_http_req *req, fbc_http_resp *resp);
 int fbc_http_readyz(fbc_http_req *req, fbc_http_resp *resp);
 
+/* ui.c */
+int fbc_http_ui_index(fbc_http_req *req, fbc_http_resp *resp);
+int fbc_http_ui_file_get(fbc_http_req *req, fbc_http_resp *resp);
+
 /* catalogs.c */
 int fbc_http_catalog_create(fbc_http_req *req, fbc_http_resp *resp);
 int fbc_http_catalog_delete(fbc_http_req *req, fbc_http_resp *resp);

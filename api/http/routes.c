@@ -52,6 +52,8 @@ static const fbc_http_route routes[] = {
 	{"GET", "/readyz", fbc_http_readyz, FBC_SCOPE_NONE, "readyz"},
 	{"GET", "/metrics", fbc_http_metrics, FBC_SCOPE_NONE, "getMetrics"},
 	{"GET", "/openapi.json", fbc_http_openapi, FBC_SCOPE_NONE, "getOpenAPI"},
+	{"GET", "/ui/", fbc_http_ui_index, FBC_SCOPE_NONE, "getUi"},
+	{"GET", "/ui/{file}", fbc_http_ui_file_get, FBC_SCOPE_NONE, "getUiFile"},
 	{"POST", "/v1/validate", fbc_http_validate, FBC_SCOPE_READ, "validateContent"},
 	{"POST", "/v1/resolve", fbc_http_api_resolve, FBC_SCOPE_READ, "resolve"},
 	{"GET", "/v1/catalogs", fbc_http_catalog_list, FBC_SCOPE_READ, "listCatalogs"},

@@ -34,7 +34,9 @@ if [ ! -x "$BIN" ]; then
 		exit 77
 	fi
 fi
-"$BIN" lint --format stylish "$DOC" >"$T/lint.out" 2>&1
+# /ui/ (the dashboard) ends with a slash on purpose: its pages link their
+# files relatively (app.js, app.css), as a directory index does.
+"$BIN" lint --format stylish --skip-rule no-path-trailing-slash "$DOC" >"$T/lint.out" 2>&1
 RC=$?
 if [ "$RC" -eq 0 ] && ! grep -qiE "You have [0-9]+ warning" "$T/lint.out"; then
 	pass
