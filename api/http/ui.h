@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 typedef struct fbc_http_ui_file {
-	const char *name;	  /* base name, e.g. "app.js" */
+	const char *name; /* base name, e.g. "app.js" */
 	const char *content_type;
 	const char *data;
 	size_t len;
