@@ -81,6 +81,7 @@ int fbc_cmd_serve(int argc, char **argv)
 	fbc_http_server *srv = NULL;
 	fbc_queue *queue = NULL;
 	fbc_http_app app;
+	fbc_http_budget budget;
 	bool app_ok = false;
 	char tmp_dir[4096];
 	sigset_t sigs;
@@ -173,10 +174,19 @@ int fbc_cmd_serve(int argc, char **argv)
 
 	size_t n_routes;
 	fbc_http_server_opts sopt;
+	fbc_http_budget_init(&budget, cfg.upload_budget);
 	memset(&sopt, 0, sizeof(sopt));
 	sopt.listen = cfg.listen;
 	sopt.threads = cfg.threads;
 	sopt.max_body = cfg.max_body;
+	sopt.max_body_anon = cfg.max_body_anon;
+	sopt.max_extract = cfg.max_extract;
+	sopt.max_extract_anon = cfg.max_extract_anon;
+	sopt.budget = &budget;
+	sopt.max_connections = cfg.max_connections;
+	sopt.max_connections_per_ip = cfg.max_connections_per_ip;
+	sopt.header_timeout_s = cfg.header_timeout_s;
+	sopt.idle_timeout_s = cfg.idle_timeout_s;
 	sopt.read_auth = cfg.read_auth;
 	sopt.auth = fbc_http_api_auth;
 	sopt.app = &app;

@@ -140,12 +140,20 @@ static int load_body(fbc_catalog **cat, json_t **report, fbc_http_req *req, fbc_
 				 req->content_type ? req->content_type : "(none)");
 		goto done;
 	}
+	fbc_untar_limits lim;
+	fbc_untar_limits_default(&lim);
+	if (req->max_extract)
+		lim.max_total_bytes = req->max_extract;
+	lim.budget = req->budget;
 	if (fbc_http_content_load(&c, &diags, req->content_type, req->body, req->body_len,
-				  app_of(req)->tmp_dir, &err) != 0) {
-		if (err.code == FBC_EINVAL || err.code == FBC_EPARSE)
+				  app_of(req)->tmp_dir, &lim, &err) != 0) {
+		if (err.code == FBC_EINVAL || err.code == FBC_EPARSE) {
 			fbc_http_problem(resp, req, 400, "bad_content", "%s: %s", err.where,
 					 err.message);
-		else
+		} else if (err.code == FBC_EUNAVAIL) {
+			fbc_http_resp_header(resp, "Retry-After", "5");
+			fbc_http_problem(resp, req, 503, "busy", "%s", err.message);
+		} else
 			fbc_http_problem_from_error(resp, req, &err);
 		goto done;
 	}

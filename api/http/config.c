@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,14 @@ void fbc_http_config_init(fbc_http_config *c)
 	memset(c, 0, sizeof(*c));
 	c->threads = 0;
 	c->max_body = 512u * 1024 * 1024;
+	c->max_body_anon = 16u * 1024 * 1024;
+	c->max_extract = 2ull << 30;
+	c->max_extract_anon = 256ull << 20;
+	c->upload_budget = 1ull << 30;
+	c->max_connections = 1024;
+	c->max_connections_per_ip = 128;
+	c->header_timeout_s = 10;
+	c->idle_timeout_s = 60;
 	c->pool_size = 16;
 	c->cache_bytes = 256u * 1024 * 1024;
 	c->workers = -1;
@@ -133,6 +142,46 @@ int fbc_http_config_set(fbc_http_config *c, const char *key, const char *value, 
 		if (rc == 0)
 			c->max_body = (size_t)v;
 		return rc;
+	}
+	static const struct {
+		const char *key;
+		unsigned long long min, max;
+		size_t off, size;
+	} nums[] = {
+		{"maxBodyBytesAnonymous", 1024, 16ull << 30,
+		 offsetof(fbc_http_config, max_body_anon), sizeof(size_t)},
+		{"maxExtractBytes", 1 << 20, 1ull << 40, offsetof(fbc_http_config, max_extract),
+		 sizeof(unsigned long long)},
+		{"maxExtractBytesAnonymous", 1 << 20, 1ull << 40,
+		 offsetof(fbc_http_config, max_extract_anon), sizeof(unsigned long long)},
+		{"uploadBudgetBytes", 0, 1ull << 40, offsetof(fbc_http_config, upload_budget),
+		 sizeof(unsigned long long)},
+		{"maxConnections", 16, 1000000, offsetof(fbc_http_config, max_connections),
+		 sizeof(unsigned)},
+		{"maxConnectionsPerIP", 0, 1000000,
+		 offsetof(fbc_http_config, max_connections_per_ip), sizeof(unsigned)},
+		{"headerTimeoutSeconds", 1, 3600, offsetof(fbc_http_config, header_timeout_s),
+		 sizeof(unsigned)},
+		{"idleTimeoutSeconds", 1, 3600, offsetof(fbc_http_config, idle_timeout_s),
+		 sizeof(unsigned)},
+	};
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		if (strcmp(key, nums[i].key) != 0)
+			continue;
+		rc = parse_uint(&v, value, nums[i].min, nums[i].max, origin, key, err);
+		if (rc != 0)
+			return rc;
+		char *slot = (char *)c + nums[i].off;
+		if (nums[i].size == sizeof(unsigned)) {
+			unsigned u = (unsigned)v;
+			memcpy(slot, &u, sizeof(u));
+		} else if (nums[i].size == sizeof(size_t)) {
+			size_t z = (size_t)v;
+			memcpy(slot, &z, sizeof(z));
+		} else {
+			memcpy(slot, &v, sizeof(v));
+		}
+		return 0;
 	}
 	if (!strcmp(key, "poolSize")) {
 		rc = parse_uint(&v, value, 1, 256, origin, key, err);
@@ -470,15 +519,31 @@ done:
 static const struct {
 	const char *env, *key;
 } env_map[] = {
-	{"FBCD_LISTEN", "listen"},	    {"FBCD_DATABASE_URL", "databaseURL"},
-	{"FBCD_DATA_DIR", "dataDir"},	    {"FBCD_READ_AUTH", "readAuth"},
-	{"FBCD_ADMIN_TOKEN", "adminToken"}, {"FBCD_THREADS", "threads"},
-	{"FBCD_MAX_BODY", "maxBodyBytes"},  {"FBCD_POOL_SIZE", "poolSize"},
-	{"FBCD_ACCESS_LOG", "accessLog"},   {"FBCD_CACHE_BYTES", "cacheBytes"},
-	{"FBCD_WORKERS", "workers"},	    {"FBCD_JOB_LEASE", "jobLeaseSeconds"},
-	{"FBCD_JOB_POLL_MS", "jobPollMs"},  {"FBCD_RETRY_BASE_MS", "retryBaseMs"},
-	{"FBCD_LOG_FORMAT", "logFormat"},   {"FBCD_METRICS_AUTH", "metricsAuth"},
+	{"FBCD_LISTEN", "listen"},
+	{"FBCD_DATABASE_URL", "databaseURL"},
+	{"FBCD_DATA_DIR", "dataDir"},
+	{"FBCD_READ_AUTH", "readAuth"},
+	{"FBCD_ADMIN_TOKEN", "adminToken"},
+	{"FBCD_THREADS", "threads"},
+	{"FBCD_MAX_BODY", "maxBodyBytes"},
+	{"FBCD_POOL_SIZE", "poolSize"},
+	{"FBCD_ACCESS_LOG", "accessLog"},
+	{"FBCD_CACHE_BYTES", "cacheBytes"},
+	{"FBCD_WORKERS", "workers"},
+	{"FBCD_JOB_LEASE", "jobLeaseSeconds"},
+	{"FBCD_JOB_POLL_MS", "jobPollMs"},
+	{"FBCD_RETRY_BASE_MS", "retryBaseMs"},
+	{"FBCD_LOG_FORMAT", "logFormat"},
+	{"FBCD_METRICS_AUTH", "metricsAuth"},
 	{"FBCD_METRICS", "metrics"},
+	{"FBCD_MAX_BODY_ANONYMOUS", "maxBodyBytesAnonymous"},
+	{"FBCD_MAX_EXTRACT", "maxExtractBytes"},
+	{"FBCD_MAX_EXTRACT_ANONYMOUS", "maxExtractBytesAnonymous"},
+	{"FBCD_UPLOAD_BUDGET", "uploadBudgetBytes"},
+	{"FBCD_MAX_CONNECTIONS", "maxConnections"},
+	{"FBCD_MAX_CONNECTIONS_PER_IP", "maxConnectionsPerIP"},
+	{"FBCD_HEADER_TIMEOUT", "headerTimeoutSeconds"},
+	{"FBCD_IDLE_TIMEOUT", "idleTimeoutSeconds"},
 };
 
 int fbc_http_config_load_env(fbc_http_config *c, fbc_error *err)
@@ -505,8 +570,25 @@ static void usage(FILE *f)
 		"  --data-dir DIR         data directory (FBCD_DATA_DIR; ./fbcd-data)\n"
 		"  --config FILE          YAML configuration file (FBCD_CONFIG)\n"
 		"  --read-auth open|token reads are open or need a 'read' token (FBCD_READ_AUTH)\n"
-		"  --threads N            HTTP worker threads (FBCD_THREADS; 0 = 2 per CPU, >= 4)\n"
-		"  --max-body BYTES       request body limit (FBCD_MAX_BODY; 512 MiB)\n"
+		"  --threads N            0: a thread per connection (FBCD_THREADS; default);\n"
+		"                         N: a pool of N event-loop threads for all connections\n"
+		"  --max-body BYTES       request body limit for writers (FBCD_MAX_BODY; 512 MiB)\n"
+		"  --max-body-anonymous BYTES  for requests without a write token\n"
+		"                         (FBCD_MAX_BODY_ANONYMOUS; 16 MiB)\n"
+		"  --max-extract BYTES    bytes an uploaded archive may extract to, writers\n"
+		"                         (FBCD_MAX_EXTRACT; 2 GiB)\n"
+		"  --max-extract-anonymous BYTES  the same without a write token\n"
+		"                         (FBCD_MAX_EXTRACT_ANONYMOUS; 256 MiB)\n"
+		"  --upload-budget BYTES  bodies and extracted archives in flight, all requests\n"
+		"                         together; past it 503 + Retry-After "
+		"(FBCD_UPLOAD_BUDGET;\n"
+		"                         1 GiB, 0 = unbounded)\n"
+		"  --max-connections N    open client connections (FBCD_MAX_CONNECTIONS; 1024)\n"
+		"  --max-connections-per-ip N  from one address (FBCD_MAX_CONNECTIONS_PER_IP;\n"
+		"                         128, 0 = no limit, e.g. behind a proxy)\n"
+		"  --header-timeout S     silence allowed before a request head is complete and\n"
+		"                         between requests (FBCD_HEADER_TIMEOUT; 10)\n"
+		"  --idle-timeout S       silence allowed once it is (FBCD_IDLE_TIMEOUT; 60)\n"
 		"  --pool-size N          database connections (FBCD_POOL_SIZE; 16)\n"
 		"  --access-log           log one line per request (FBCD_ACCESS_LOG)\n"
 		"  --cache-bytes BYTES    response cache size (FBCD_CACHE_BYTES; 256 MiB, 0 = "
@@ -544,6 +626,14 @@ int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_err
 		{"log-format", required_argument, NULL, 'G'},
 		{"metrics-auth", required_argument, NULL, 'M'},
 		{"metrics", required_argument, NULL, 'X'},
+		{"max-body-anonymous", required_argument, NULL, 1001},
+		{"max-extract", required_argument, NULL, 1002},
+		{"max-extract-anonymous", required_argument, NULL, 1003},
+		{"upload-budget", required_argument, NULL, 1004},
+		{"max-connections", required_argument, NULL, 1005},
+		{"max-connections-per-ip", required_argument, NULL, 1006},
+		{"header-timeout", required_argument, NULL, 1007},
+		{"idle-timeout", required_argument, NULL, 1008},
 		{"print-routes", no_argument, NULL, 'R'},
 		{"workers", required_argument, NULL, 'W'},
 		{"job-lease", required_argument, NULL, 'L'},
@@ -631,6 +721,30 @@ int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_err
 			break;
 		case 'X':
 			key = "metrics", flag = "--metrics";
+			break;
+		case 1001:
+			key = "maxBodyBytesAnonymous", flag = "--max-body-anonymous";
+			break;
+		case 1002:
+			key = "maxExtractBytes", flag = "--max-extract";
+			break;
+		case 1003:
+			key = "maxExtractBytesAnonymous", flag = "--max-extract-anonymous";
+			break;
+		case 1004:
+			key = "uploadBudgetBytes", flag = "--upload-budget";
+			break;
+		case 1005:
+			key = "maxConnections", flag = "--max-connections";
+			break;
+		case 1006:
+			key = "maxConnectionsPerIP", flag = "--max-connections-per-ip";
+			break;
+		case 1007:
+			key = "headerTimeoutSeconds", flag = "--header-timeout";
+			break;
+		case 1008:
+			key = "idleTimeoutSeconds", flag = "--idle-timeout";
 			break;
 		case 'R':
 			c->print_routes = true;

@@ -9,8 +9,16 @@
  *   --config           FBCD_CONFIG         -               the YAML file
  *   --read-auth        FBCD_READ_AUTH      readAuth        open | token
  *   (none)             FBCD_ADMIN_TOKEN    adminToken      seeded as an admin token
- *   --threads          FBCD_THREADS        threads         HTTP thread pool size
- *   --max-body         FBCD_MAX_BODY       maxBodyBytes    request body limit
+ *   --threads          FBCD_THREADS        threads         0 = thread per connection, N = pool
+ *   --max-body         FBCD_MAX_BODY       maxBodyBytes    request body limit (writers)
+ *   --max-body-anonymous FBCD_MAX_BODY_ANONYMOUS maxBodyBytesAnonymous  (everyone else)
+ *   --max-extract      FBCD_MAX_EXTRACT    maxExtractBytes archive bytes extracted (writers)
+ *   --max-extract-anonymous FBCD_MAX_EXTRACT_ANONYMOUS maxExtractBytesAnonymous
+ *   --upload-budget    FBCD_UPLOAD_BUDGET  uploadBudgetBytes  bodies + extraction in flight
+ *   --max-connections  FBCD_MAX_CONNECTIONS maxConnections
+ *   --max-connections-per-ip FBCD_MAX_CONNECTIONS_PER_IP maxConnectionsPerIP (0 = off)
+ *   --header-timeout   FBCD_HEADER_TIMEOUT headerTimeoutSeconds  silence before the head
+ *   --idle-timeout     FBCD_IDLE_TIMEOUT   idleTimeoutSeconds    silence after it
  *   --pool-size        FBCD_POOL_SIZE      poolSize        database connections
  *   --access-log       FBCD_ACCESS_LOG     accessLog       true | false
  *   --cache-bytes      FBCD_CACHE_BYTES    cacheBytes      response cache (0 = off)
@@ -49,6 +57,14 @@ typedef struct fbc_http_config {
 	bool read_auth; /* reads need a token with the read scope */
 	unsigned threads;
 	size_t max_body;
+	size_t max_body_anon;
+	unsigned long long max_extract;
+	unsigned long long max_extract_anon;
+	unsigned long long upload_budget;
+	unsigned max_connections;
+	unsigned max_connections_per_ip;
+	unsigned header_timeout_s;
+	unsigned idle_timeout_s;
 	unsigned pool_size;
 	bool access_log;
 	size_t cache_bytes;

@@ -2,6 +2,8 @@
  * link and validate. */
 #include "api/http/content.h"
 
+#include "api/http/http.h"
+
 #include "service/load/load.h"
 
 #include "service/fbc/validate.h"
@@ -22,6 +24,7 @@
 
 void fbc_untar_limits_default(fbc_untar_limits *lim)
 {
+	memset(lim, 0, sizeof(*lim));
 	lim->max_entries = 100000;
 	lim->max_depth = 32;
 	lim->max_file_bytes = 64ull << 20;
@@ -207,6 +210,18 @@ int fbc_http_untar(const char *dir, const void *data, size_t len, const fbc_unta
 						   (unsigned long long)lim.max_total_bytes, len);
 				goto done;
 			}
+			if (lim.budget && lim.budget_taken && total > *lim.budget_taken) {
+				/* in steps of 1 MiB: one atomic operation per MiB written */
+				uint64_t want = (total - *lim.budget_taken + (1u << 20) - 1) &
+						~(uint64_t)((1u << 20) - 1);
+				if (!fbc_http_budget_take(lim.budget, want)) {
+					rc = fbc_error_set(err, FBC_EUNAVAIL, "archive",
+							   "the server's budget for uploads in "
+							   "flight is used up; retry later");
+					goto done;
+				}
+				*lim.budget_taken += want;
+			}
 			for (la_ssize_t off = 0; off < n;) {
 				ssize_t w = write(fd, chunk + off, (size_t)(n - off));
 				if (w < 0) {
@@ -293,8 +308,10 @@ static int add_meta(void *ctx, const fbc_meta *meta, fbc_error *err)
 }
 
 int fbc_http_content_load(fbc_catalog **out, fbc_diags *diags, const char *content_type,
-			  const char *body, size_t len, const char *tmp_root, fbc_error *err)
+			  const char *body, size_t len, const char *tmp_root,
+			  const fbc_untar_limits *lim_in, fbc_error *err)
 {
+	uint64_t taken = 0;
 	fbc_catalog *cat = NULL;
 	char dir[MAX_PATH_BYTES];
 	bool made_dir = false;
@@ -310,7 +327,11 @@ int fbc_http_content_load(fbc_catalog **out, fbc_diags *diags, const char *conte
 	}
 	if (kind == FBC_CONTENT_TAR) {
 		fbc_untar_limits lim;
-		fbc_untar_limits_default(&lim);
+		if (lim_in)
+			lim = *lim_in;
+		else
+			fbc_untar_limits_default(&lim);
+		lim.budget_taken = &taken;
 		if ((size_t)snprintf(dir, sizeof(dir), "%s/fbcd-upload-XXXXXX",
 				     tmp_root ? tmp_root : "/tmp") >= sizeof(dir)) {
 			rc = fbc_error_set(err, FBC_EINVAL, "tmp", "temporary path too long");
@@ -354,6 +375,8 @@ int fbc_http_content_load(fbc_catalog **out, fbc_diags *diags, const char *conte
 done:
 	if (made_dir)
 		fbc_http_rmtree(dir);
+	if (lim_in)
+		fbc_http_budget_give(lim_in->budget, taken);
 	fbc_catalog_free(cat);
 	return rc;
 }

@@ -33,6 +33,12 @@ typedef struct fbc_untar_limits {
 	 * compress about 11:1): a gzip bomb of 1 MB may not write 2 GiB. The
 	 * total allowed is never below max_file_bytes. 0 = no ratio bound. */
 	uint64_t max_ratio;
+	/* The shared budget of bytes in flight (NULL = none): extracted bytes
+	 * are taken from it as they are written, and added to *budget_taken;
+	 * the caller gives them back once the files are removed. Running out
+	 * is FBC_EUNAVAIL (the client may retry later). */
+	struct fbc_http_budget *budget;
+	uint64_t *budget_taken;
 } fbc_untar_limits;
 
 void fbc_untar_limits_default(fbc_untar_limits *lim);
@@ -52,8 +58,10 @@ enum { FBC_CONTENT_UNKNOWN = 0, FBC_CONTENT_TAR, FBC_CONTENT_JSON, FBC_CONTENT_Y
 
 /* Load the body into a linked catalog and run validation; findings go to
  * diags (the catalog is valid when none were recorded). tmp_root is where
- * the extraction directory is created. */
+ * the extraction directory is created; lim bounds it (NULL = defaults),
+ * and what it took from lim->budget is given back before returning. */
 int fbc_http_content_load(fbc_catalog **out, fbc_diags *diags, const char *content_type,
-			  const char *body, size_t len, const char *tmp_root, fbc_error *err);
+			  const char *body, size_t len, const char *tmp_root,
+			  const fbc_untar_limits *lim, fbc_error *err);
 
 #endif

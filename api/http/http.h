@@ -23,6 +23,7 @@
 #include "service/base/error.h"
 
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,8 +74,13 @@ typedef struct fbc_http_req {
 	 * the response, problem bodies and log lines. NULL outside the server. */
 	const char *request_id;
 	const char *route; /* the matched route's pattern (static); NULL when none */
-	void *app;	   /* the application context given to the server */
-	void *ctx;	   /* handler-private (arena-owned), NULL at first */
+	/* Uploads: the shared budget (NULL = none) and how many bytes this
+	 * request may extract from an archive (writers get more than anyone
+	 * else); set by fbc_http_dispatch_head. */
+	struct fbc_http_budget *budget;
+	uint64_t max_extract;
+	void *app; /* the application context given to the server */
+	void *ctx; /* handler-private (arena-owned), NULL at first */
 } fbc_http_req;
 
 typedef struct fbc_http_resp {
@@ -163,6 +169,20 @@ bool fbc_http_accepts_gzip(const char *accept_encoding);
 /* gzip-compress data into out (bounded by out->max). */
 int fbc_http_gzip(fbc_buf *out, const char *data, size_t len, fbc_error *err);
 
+/* ---- the upload budget (server.c) ---- */
+
+/* Bytes of request bodies and extracted archives in flight across all
+ * requests (memory and temporary disk). Any thread may take and give. */
+typedef struct fbc_http_budget {
+	_Atomic uint64_t used;
+	uint64_t total; /* 0 = unbounded */
+} fbc_http_budget;
+
+void fbc_http_budget_init(fbc_http_budget *b, uint64_t total);
+/* Take n bytes; false (and nothing taken) when that would pass the total. */
+bool fbc_http_budget_take(fbc_http_budget *b, uint64_t n);
+void fbc_http_budget_give(fbc_http_budget *b, uint64_t n);
+
 /* ---- the server (http_server.c) ---- */
 
 typedef struct fbc_http_server fbc_http_server;
@@ -174,9 +194,20 @@ typedef int (*fbc_http_auth_fn)(void *app, const char *authorization, unsigned *
 
 typedef struct fbc_http_server_opts {
 	const char *listen; /* "ADDR:PORT", "[v6]:PORT" or ":PORT" */
-	unsigned threads;   /* thread pool size (0 = 2 per CPU, at least 4; max 64) */
-	size_t max_body;    /* request body limit in bytes */
-	bool read_auth;	    /* reads need a token with the read scope */
+	/* 0: one thread per connection, so a handler waiting on the database
+	 * delays only its own connection; N: a pool of N event-loop threads
+	 * shared by all connections (max 64) */
+	unsigned threads;
+	size_t max_body;      /* request body limit for writers (write/admin scope) */
+	size_t max_body_anon; /* for everyone else (0 = max_body) */
+	uint64_t max_extract; /* archive bytes a writer's upload may extract (0 = default) */
+	uint64_t max_extract_anon;
+	fbc_http_budget *budget;	 /* shared upload budget, or NULL */
+	unsigned max_connections;	 /* 0 = 1024 */
+	unsigned max_connections_per_ip; /* 0 = no per-address limit */
+	unsigned header_timeout_s;	 /* silence allowed before a request head is complete */
+	unsigned idle_timeout_s;	 /* silence allowed once it is (mid-body, ...) */
+	bool read_auth;			 /* reads need a token with the read scope */
 	fbc_http_auth_fn auth;
 	void *app;
 	const fbc_http_route *routes;
@@ -195,6 +226,15 @@ void fbc_http_server_stop(fbc_http_server *srv, unsigned grace_ms);
  * (arena, method, path, headers, body) and disposes resp with
  * fbc_http_resp_dispose. */
 int fbc_http_dispatch(const fbc_http_server_opts *opts, fbc_http_req *req, fbc_http_resp *resp);
+/* The same in two steps, as the server runs it: everything decided from the
+ * request head (route, path and query checks, authentication, scope, the
+ * request's limits) before any body byte is read; NULL with resp filled
+ * (404, 405, 401, 403, ...) when the request is refused. Then the handler. */
+const fbc_http_route *fbc_http_dispatch_head(const fbc_http_server_opts *opts, fbc_http_req *req,
+					     fbc_http_resp *resp);
+int fbc_http_dispatch_run(const fbc_http_route *r, fbc_http_req *req, fbc_http_resp *resp);
+/* The body limit for a request whose head passed fbc_http_dispatch_head. */
+size_t fbc_http_body_limit(const fbc_http_server_opts *opts, const fbc_http_req *req);
 void fbc_http_resp_dispose(fbc_http_resp *resp);
 
 #endif

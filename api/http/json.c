@@ -4,9 +4,11 @@
 #include "service/base/log.h"
 
 #include <stdarg.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 #include <zlib.h>
 
@@ -197,6 +199,8 @@ int fbc_http_problem_from_error(fbc_http_resp *resp, fbc_http_req *req, const fb
 					  FBC_LOG_STR("where", err->where),
 					  FBC_LOG_STR("error", err->message)},
 			7, "request failed");
+		if (status == 503)
+			fbc_http_resp_header(resp, "Retry-After", "2");
 		return fbc_http_problem(resp, req, status, code, "%s",
 					status == 503
 						? "a backing service (the database) is "

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,8 +31,13 @@ struct fbc_http_server {
 
 struct req_state {
 	fbc_arena *arena;
+	fbc_http_req req; /* filled from the head at the first call */
+	const fbc_http_route *matched;
 	fbc_buf body;
+	size_t limit;	   /* body limit of this request */
+	uint64_t reserved; /* taken from the upload budget */
 	bool too_large;
+	bool over_budget; /* a chunked body ran out of budget */
 	size_t discarded; /* body bytes read past the limit (chunked uploads) */
 	bool answered;	  /* a response was queued before the body arrived */
 	fbc_http_resp resp;
@@ -201,22 +207,66 @@ static bool utf8_valid(const char *s)
 	return fbc_utf8_valid(s, strlen(s));
 }
 
-int fbc_http_dispatch(const fbc_http_server_opts *opts, fbc_http_req *req, fbc_http_resp *resp)
+void fbc_http_budget_init(fbc_http_budget *b, uint64_t total)
+{
+	atomic_init(&b->used, 0);
+	b->total = total;
+}
+
+bool fbc_http_budget_take(fbc_http_budget *b, uint64_t n)
+{
+	uint64_t cur;
+
+	if (!b || n == 0)
+		return true;
+	cur = atomic_load(&b->used);
+	do {
+		if (b->total && (n > b->total || cur > b->total - n))
+			return false;
+	} while (!atomic_compare_exchange_weak(&b->used, &cur, cur + n));
+	return true;
+}
+
+void fbc_http_budget_give(fbc_http_budget *b, uint64_t n)
+{
+	if (b && n)
+		atomic_fetch_sub(&b->used, n);
+}
+
+static bool is_writer(const fbc_http_req *req)
+{
+	return (req->scopes & (FBC_SCOPE_WRITE | FBC_SCOPE_ADMIN)) != 0;
+}
+
+size_t fbc_http_body_limit(const fbc_http_server_opts *opts, const fbc_http_req *req)
+{
+	if (is_writer(req) || !opts->max_body_anon || opts->max_body_anon > opts->max_body)
+		return opts->max_body;
+	return opts->max_body_anon;
+}
+
+const fbc_http_route *fbc_http_dispatch_head(const fbc_http_server_opts *opts, fbc_http_req *req,
+					     fbc_http_resp *resp)
 {
 	bool path_matched = false;
 	const fbc_http_route *r;
 	int rc;
 
 	req->app = opts->app;
-	if (!utf8_valid(req->path))
-		return fbc_http_problem(resp, req, 400, "bad_request",
-					"the path is not valid UTF-8 (or holds %%00)");
+	req->budget = opts->budget;
+	if (!utf8_valid(req->path)) {
+		fbc_http_problem(resp, req, 400, "bad_request",
+				 "the path is not valid UTF-8 (or holds %%00)");
+		return NULL;
+	}
 	for (size_t i = 0; i < req->n_query; i++) {
 		if (!utf8_valid(req->query[i].key) ||
-		    (req->query[i].value && !utf8_valid(req->query[i].value)))
-			return fbc_http_problem(
-				resp, req, 400, "bad_request",
-				"query argument %zu is not valid UTF-8 (or holds %%00)", i + 1);
+		    (req->query[i].value && !utf8_valid(req->query[i].value))) {
+			fbc_http_problem(resp, req, 400, "bad_request",
+					 "query argument %zu is not valid UTF-8 (or holds %%00)",
+					 i + 1);
+			return NULL;
+		}
 	}
 	r = fbc_http_route_match(opts->routes, opts->n_routes, req->method, req->path, req,
 				 &path_matched);
@@ -225,16 +275,19 @@ int fbc_http_dispatch(const fbc_http_server_opts *opts, fbc_http_req *req, fbc_h
 			char *allow = fbc_http_route_allow(opts->routes, opts->n_routes, req->path,
 							   req->arena);
 			fbc_http_resp_header(resp, "Allow", allow ? allow : "");
-			return fbc_http_problem(resp, req, 405, "method_not_allowed",
-						"%s is not allowed on %s", req->method, req->path);
+			fbc_http_problem(resp, req, 405, "method_not_allowed",
+					 "%s is not allowed on %s", req->method, req->path);
+			return NULL;
 		}
-		return fbc_http_problem(resp, req, 404, "not_found", "no route for %s", req->path);
+		fbc_http_problem(resp, req, 404, "not_found", "no route for %s", req->path);
+		return NULL;
 	}
 	req->route = r->pattern;
-	if (req->query_overflow)
-		return fbc_http_problem(resp, req, 400, "bad_request",
-					"too many query arguments (at most %d)",
-					FBC_HTTP_MAX_QUERY);
+	if (req->query_overflow) {
+		fbc_http_problem(resp, req, 400, "bad_request",
+				 "too many query arguments (at most %d)", FBC_HTTP_MAX_QUERY);
+		return NULL;
+	}
 
 	unsigned need = r->scope;
 	if (need == FBC_SCOPE_READ && !opts->read_auth)
@@ -246,26 +299,38 @@ int fbc_http_dispatch(const fbc_http_server_opts *opts, fbc_http_req *req, fbc_h
 		fbc_error_init(&err);
 		if (req->authorization && opts->auth) {
 			rc = opts->auth(opts->app, req->authorization, &granted, &err);
-			if (rc != 0)
-				return fbc_http_problem_from_error(resp, req, &err);
+			if (rc != 0) {
+				fbc_http_problem_from_error(resp, req, &err);
+				return NULL;
+			}
 		}
 		req->scopes = granted;
 		if (need != FBC_SCOPE_NONE && !scope_satisfies(granted, need)) {
 			if (!req->authorization || granted == 0) {
 				fbc_http_resp_header(resp, "WWW-Authenticate",
 						     "Bearer realm=\"fbcd\"");
-				return fbc_http_problem(resp, req, 401, "unauthorized", "%s",
-							req->authorization
-								? "the bearer token is not valid"
-								: "a bearer token is required");
+				fbc_http_problem(resp, req, 401, "unauthorized", "%s",
+						 req->authorization
+							 ? "the bearer token is not valid"
+							 : "a bearer token is required");
+				return NULL;
 			}
-			return fbc_http_problem(resp, req, 403, "forbidden",
-						"this operation needs a token with the '%s' scope",
-						scope_name(need));
+			fbc_http_problem(resp, req, 403, "forbidden",
+					 "this operation needs a token with the '%s' scope",
+					 scope_name(need));
+			return NULL;
 		}
 	}
+	req->max_extract = is_writer(req) ? opts->max_extract : opts->max_extract_anon;
+	if (!req->max_extract || (opts->max_extract && req->max_extract > opts->max_extract))
+		req->max_extract = opts->max_extract;
+	return r;
+}
 
-	rc = r->fn(req, resp);
+int fbc_http_dispatch_run(const fbc_http_route *r, fbc_http_req *req, fbc_http_resp *resp)
+{
+	int rc = r->fn(req, resp);
+
 	if (rc != 0 || resp->status == 0) {
 		fbc_http_resp_dispose(resp);
 		memset(resp, 0, sizeof(*resp));
@@ -285,6 +350,15 @@ int fbc_http_dispatch(const fbc_http_server_opts *opts, fbc_http_req *req, fbc_h
 		apply_range(req, resp);
 	}
 	return 0;
+}
+
+int fbc_http_dispatch(const fbc_http_server_opts *opts, fbc_http_req *req, fbc_http_resp *resp)
+{
+	const fbc_http_route *r = fbc_http_dispatch_head(opts, req, resp);
+
+	if (!r) /* status 0: not even a problem could be made (out of memory, ...) */
+		return resp->status ? 0 : FBC_EINTERNAL;
+	return fbc_http_dispatch_run(r, req, resp);
 }
 
 static unsigned hexval(char c)
@@ -418,13 +492,60 @@ static void fill_headers(fbc_http_req *req, struct MHD_Connection *conn)
 		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_RANGE);
 }
 
+static void budget_refused(struct req_state *st)
+{
+	fbc_http_resp_header(&st->resp, "Retry-After", "5");
+	fbc_http_problem(&st->resp, &st->req, 503, "busy",
+			 "the server's budget for uploads in flight is used up; retry later");
+}
+
+/* The first call, with the complete head and no body yet: decide what can
+ * be decided without the body. Returns true when the request is refused
+ * and the answer is in st->resp (libmicrohttpd then sends it and closes the
+ * connection instead of reading the body). */
+static bool on_head(struct fbc_http_server *srv, struct MHD_Connection *conn, struct req_state *st)
+{
+	fbc_http_req *req = &st->req;
+	const char *cl, *te;
+
+	fill_headers(req, conn);
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, req);
+	st->matched = fbc_http_dispatch_head(&srv->opts, req, &st->resp);
+	st->route = req->route;
+	if (!st->matched)
+		return true; /* (status 0: the caller closes the connection) */
+	st->limit = fbc_http_body_limit(&srv->opts, req);
+	cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	te = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+	if (cl) {
+		char *end = NULL;
+		unsigned long long n = strtoull(cl, &end, 10);
+
+		if (end && *end == '\0' && n > st->limit) {
+			st->too_large = true;
+			fbc_http_problem(&st->resp, req, 413, "too_large",
+					 "the request body exceeds the limit of %zu bytes",
+					 st->limit);
+			return true;
+		}
+		if (end && *end == '\0' && n > 0 && !te) {
+			if (!fbc_http_budget_take(srv->opts.budget, n)) {
+				budget_refused(st);
+				return true;
+			}
+			st->reserved = n;
+		}
+	}
+	fbc_buf_init(&st->body, st->limit);
+	return false;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **con_cls)
 {
 	struct fbc_http_server *srv = cls;
 	struct req_state *st = *con_cls;
-	fbc_http_req req;
 
 	(void)version;
 	if (!st) {
@@ -435,7 +556,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			free(st);
 			return MHD_NO;
 		}
-		fbc_buf_init(&st->body, srv->opts.max_body);
+		fbc_buf_init(&st->body, 0);
 		clock_gettime(CLOCK_MONOTONIC, &st->start);
 		atomic_fetch_add(&srv->in_flight, 1);
 		fbc_metric_add(&m_in_flight, NULL, 1);
@@ -443,43 +564,47 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		st->method = method;
 		st->path = fbc_arena_strdup(st->arena, url);
 		*con_cls = st;
-		const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-							     MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (cl) {
-			char *end = NULL;
-			unsigned long long n = strtoull(cl, &end, 10);
-			if (end && *end == '\0' && n > srv->opts.max_body)
-				st->too_large = true;
-		}
-		if (!st->too_large)
+		st->req.arena = st->arena;
+		st->req.method = method;
+		st->req.path = url;
+		st->req.request_id = st->request_id;
+		/* the head is complete: the connection may now stay silent for
+		 * the longer idle timeout (a client preparing its body) */
+		if (srv->opts.idle_timeout_s)
+			MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
+						  srv->opts.idle_timeout_s);
+		if (!on_head(srv, conn, st))
 			return MHD_YES;
+		if (st->resp.status == 0)
+			return MHD_NO;
 		/* Answer at once: waiting for a body that is refused anyway would
-		 * let a client stream gigabytes at us (libmicrohttpd then closes
-		 * the connection instead of reading the body). */
+		 * let a client stream gigabytes at us. */
 		st->answered = true;
-		memset(&req, 0, sizeof(req));
-		req.arena = st->arena;
-		req.method = method;
-		req.path = url;
-		req.request_id = st->request_id;
-		fbc_http_problem(&st->resp, &req, 413, "too_large",
-				 "the request body exceeds the limit of %zu bytes",
-				 srv->opts.max_body);
-		return queue(srv, conn, &req, st);
+		return queue(srv, conn, &st->req, st);
 	}
 	if (*upload_data_size) {
-		if (!st->too_large &&
-		    fbc_buf_append(&st->body, upload_data, *upload_data_size) != 0) {
-			st->too_large = true;
-			fbc_buf_dispose(&st->body);
+		size_t n = *upload_data_size;
+
+		if (!st->too_large && !st->over_budget && st->reserved < st->body.len + n) {
+			/* a chunked body (or one longer than announced): take as it comes */
+			uint64_t more = st->body.len + n - st->reserved;
+
+			if (fbc_http_budget_take(srv->opts.budget, more))
+				st->reserved += more;
+			else
+				st->over_budget = true;
 		}
-		if (st->too_large) {
+		if (!st->too_large && !st->over_budget &&
+		    fbc_buf_append(&st->body, upload_data, n) != 0)
+			st->too_large = true;
+		if (st->too_large || st->over_budget) {
+			fbc_buf_dispose(&st->body);
 			/* A chunked body has no length to refuse up front, and no
-			 * response may be queued mid-upload: read on (to answer
-			 * 413) only up to the limit again, then drop the
-			 * connection rather than read an endless stream. */
-			st->discarded += *upload_data_size;
-			if (st->discarded > srv->opts.max_body)
+			 * response may be queued mid-upload: read on (to answer)
+			 * only a little, then drop the connection rather than read
+			 * an endless stream. */
+			st->discarded += n;
+			if (st->discarded > 64 * 1024)
 				return MHD_NO;
 		}
 		*upload_data_size = 0;
@@ -489,25 +614,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return MHD_YES;
 	st->answered = true;
 
-	memset(&req, 0, sizeof(req));
-	req.arena = st->arena;
-	req.method = method;
-	req.path = url;
-	req.request_id = st->request_id;
-	fill_headers(&req, conn);
-	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &req);
 	if (st->too_large) {
-		fbc_http_problem(&st->resp, &req, 413, "too_large",
-				 "the request body exceeds the limit of %zu bytes",
-				 srv->opts.max_body);
+		fbc_http_problem(&st->resp, &st->req, 413, "too_large",
+				 "the request body exceeds the limit of %zu bytes", st->limit);
+	} else if (st->over_budget) {
+		budget_refused(st);
 	} else {
-		req.body = st->body.data;
-		req.body_len = st->body.len;
-		if (fbc_http_dispatch(&srv->opts, &req, &st->resp) != 0 && st->resp.status == 0)
+		st->req.body = st->body.data;
+		st->req.body_len = st->body.len;
+		if (fbc_http_dispatch_run(st->matched, &st->req, &st->resp) != 0 &&
+		    st->resp.status == 0)
 			return MHD_NO;
 	}
-	st->route = req.route;
-	return queue(srv, conn, &req, st);
+	return queue(srv, conn, &st->req, st);
 }
 
 /* The request is over (answered, or the connection dropped): its metrics
@@ -554,12 +673,16 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	struct fbc_http_server *srv = cls;
 	struct req_state *st = *con_cls;
 
-	(void)conn;
 	if (!st)
 		return;
+	/* a kept-alive connection waits for its next head: short timeout again */
+	if (srv->opts.header_timeout_s)
+		MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
+					  srv->opts.header_timeout_s);
 	finish(srv, st, toe);
 	fbc_http_resp_dispose(&st->resp);
 	fbc_buf_dispose(&st->body);
+	fbc_http_budget_give(srv->opts.budget, st->reserved);
 	fbc_arena_free(st->arena);
 	free(st);
 	*con_cls = NULL;
@@ -615,45 +738,79 @@ bad:
 			     "'%s' is not ADDR:PORT (IPv4, [IPv6] or empty address)", listen);
 }
 
+/* File descriptors the process keeps beside client connections (database
+ * connections, uploads being extracted, log files): the connection limit
+ * leaves this many free below RLIMIT_NOFILE, so that a full house of
+ * clients never makes the server fail to open a file or a database
+ * connection. */
+#define FD_RESERVE 256
+
+static unsigned fit_connection_limit(unsigned want)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return want;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (rlim_t)want + FD_RESERVE) {
+		rlim_t need = (rlim_t)want + FD_RESERVE;
+
+		rl.rlim_cur =
+			rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (rlim_t)want + FD_RESERVE) {
+		unsigned fit = rl.rlim_cur > 2 * FD_RESERVE ? (unsigned)rl.rlim_cur - FD_RESERVE
+							    : (unsigned)rl.rlim_cur / 2;
+		fprintf(stderr,
+			"fbcd serve: at most %u connections (open-file limit %llu, %d kept for "
+			"the database and files)\n",
+			fit, (unsigned long long)rl.rlim_cur, FD_RESERVE);
+		return fit;
+	}
+	return want;
+}
+
 int fbc_http_server_start(fbc_http_server **out, const fbc_http_server_opts *opts, fbc_error *err)
 {
 	struct fbc_http_server *srv = NULL;
 	struct sockaddr_storage ss;
 	bool v6 = false;
 	unsigned threads = opts->threads;
+	unsigned max_conn = opts->max_connections ? opts->max_connections : 1024;
+	unsigned header_timeout = opts->header_timeout_s ? opts->header_timeout_s : 10;
 	int rc;
 
 	rc = parse_listen(&ss, &v6, opts->listen ? opts->listen : "127.0.0.1:8080", err);
 	if (rc != 0)
 		goto done;
-	if (threads == 0) {
-		/* handlers block on PostgreSQL round trips, so run more than
-		 * one thread per CPU; measured on 2 CPUs with 64 connections:
-		 * 2 threads 31k req/s p99 7 ms, 4 threads 47k p99 18 ms,
-		 * 8 threads 59k p99 270 ms (scheduling delays) */
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		threads = n > 0 ? 2 * (unsigned)n : 4;
-		if (threads < 4)
-			threads = 4;
-	}
 	if (threads > MAX_THREADS)
 		threads = MAX_THREADS;
+	max_conn = fit_connection_limit(max_conn);
 	srv = calloc(1, sizeof(*srv));
 	if (!srv) {
 		rc = fbc_error_set(err, FBC_ENOMEM, "server", "out of memory");
 		goto done;
 	}
 	srv->opts = *opts;
+	srv->opts.header_timeout_s = header_timeout;
 	atomic_init(&srv->in_flight, 0);
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
-			 MHD_USE_ERROR_LOG | MHD_USE_TURBO | (v6 ? MHD_USE_IPv6 : 0);
+	/* Thread per connection (the default): handlers block on PostgreSQL,
+	 * and in a shared event-loop thread one waiting request (a slow
+	 * connection attempt, a frozen server) stalls every other connection
+	 * that thread serves, cached reads and /healthz included. Connections
+	 * are bounded (max_connections, per address), so threads are too. */
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG |
+			 MHD_USE_TURBO | (v6 ? MHD_USE_IPv6 : 0) |
+			 (threads ? MHD_USE_EPOLL : MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL);
 	srv->daemon = MHD_start_daemon(
 		flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-		MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
-		srv, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
-		MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_UNESCAPE_CALLBACK,
-		unescape, NULL, MHD_OPTION_END);
+		MHD_OPTION_THREAD_POOL_SIZE, threads ? threads : 0u, MHD_OPTION_NOTIFY_COMPLETED,
+		on_completed, srv, MHD_OPTION_CONNECTION_TIMEOUT, header_timeout,
+		MHD_OPTION_CONNECTION_LIMIT, max_conn, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		opts->max_connections_per_ip, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+		(size_t)(128 * 1024), MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
+		MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
 	if (!srv->daemon) {
 		rc = fbc_error_set(err, FBC_EIO, "listen", "cannot listen on %s",
 				   opts->listen ? opts->listen : "127.0.0.1:8080");

@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fbc_error_init(&err);
 	if (fbc_http_content_load(&cat, &diags,
 				  size && (data[0] & 1) ? "application/x-tar" : "application/gzip",
-				  (const char *)data, size, root, &err) == 0) {
+				  (const char *)data, size, root, NULL, &err) == 0) {
 		if (!cat)
 			abort();
 	} else if (err.code == 0) {

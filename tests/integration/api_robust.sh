@@ -77,7 +77,7 @@ grep -q '^fbcd: FORGED' "$T/serve.log" && fail "a request forged an access log l
 grep -q 'healthz\\nfbcd' "$T/serve.log" && pass || fail "escaped path not in the access log"
 
 # ---- headers, URL and arguments are bounded
-python3 - "$PORT" <<'PY' && pass || fail "oversized request heads"
+python3 - "$PORT" "$ADMIN" <<'PY' && pass || fail "oversized request heads"
 import socket, sys
 def first_line(data):
     s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
@@ -91,7 +91,11 @@ checks = [
     (b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-%d: 1\r\n" % i for i in range(20000)) + b"\r\n", b" 431 "),
     # a declared body over --max-body is refused before it is sent
     (b"PUT /v1/catalogs/ex/content HTTP/1.1\r\nHost: x\r\nContent-Type: application/gzip\r\n"
+     b"Authorization: Bearer " + sys.argv[2].encode() + b"\r\n"
      b"Content-Length: 100000000000\r\n\r\n", b" 413 "),
+    # ... and without a token it is refused for that first
+    (b"PUT /v1/catalogs/ex/content HTTP/1.1\r\nHost: x\r\nContent-Type: application/gzip\r\n"
+     b"Content-Length: 100000000000\r\n\r\n", b" 401 "),
 ]
 ok = True
 for data, want in checks:
