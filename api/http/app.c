@@ -101,6 +101,10 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* How long past its TTL a resolved revision may still be served while one
+ * request looks it up again. */
+#define REV_STALE_MS 30000
+
 static bool rev_lookup(fbc_db_rev *out, fbc_http_app *app, const char *catalog, int64_t number)
 {
 	bool hit = false;
@@ -112,14 +116,30 @@ static bool rev_lookup(fbc_db_rev *out, fbc_http_app *app, const char *catalog, 
 	pthread_mutex_lock(&app->lock);
 	for (size_t i = 0; i < FBC_HTTP_REV_CACHE_SLOTS; i++) {
 		struct fbc_http_rev_slot *s = &app->revs[i];
-		if (s->expires_ms > now && s->number == number && !strcmp(s->catalog, catalog)) {
+		if (!s->expires_ms || s->number != number || strcmp(s->catalog, catalog) != 0)
+			continue;
+		if (s->expires_ms > now || (s->refreshing && s->stale_ms > now)) {
 			*out = s->rev;
 			hit = true;
-			break;
+		} else if (s->stale_ms > now) {
+			s->refreshing = true; /* this caller looks it up again */
 		}
+		break;
 	}
 	pthread_mutex_unlock(&app->lock);
 	return hit;
+}
+
+/* The lookup of a stale entry failed: let the next request try again. */
+static void rev_refresh_failed(fbc_http_app *app, const char *catalog, int64_t number)
+{
+	pthread_mutex_lock(&app->lock);
+	for (size_t i = 0; i < FBC_HTTP_REV_CACHE_SLOTS; i++) {
+		struct fbc_http_rev_slot *s = &app->revs[i];
+		if (s->expires_ms && s->number == number && !strcmp(s->catalog, catalog))
+			s->refreshing = false;
+	}
+	pthread_mutex_unlock(&app->lock);
 }
 
 static void rev_store(fbc_http_app *app, const char *catalog, int64_t number, const fbc_db_rev *rev)
@@ -127,11 +147,19 @@ static void rev_store(fbc_http_app *app, const char *catalog, int64_t number, co
 	if (!app->rev_ttl_ms || strlen(catalog) >= sizeof(app->revs[0].catalog))
 		return;
 	pthread_mutex_lock(&app->lock);
-	struct fbc_http_rev_slot *s = &app->revs[app->rev_next++ % FBC_HTTP_REV_CACHE_SLOTS];
+	struct fbc_http_rev_slot *s = NULL;
+	for (size_t i = 0; i < FBC_HTTP_REV_CACHE_SLOTS && !s; i++)
+		if (app->revs[i].expires_ms && app->revs[i].number == number &&
+		    !strcmp(app->revs[i].catalog, catalog))
+			s = &app->revs[i]; /* refreshed in place: one slot per key */
+	if (!s)
+		s = &app->revs[app->rev_next++ % FBC_HTTP_REV_CACHE_SLOTS];
 	snprintf(s->catalog, sizeof(s->catalog), "%s", catalog);
 	s->number = number;
 	s->rev = *rev;
 	s->expires_ms = now_ms() + app->rev_ttl_ms;
+	s->stale_ms = s->expires_ms + REV_STALE_MS;
+	s->refreshing = false;
 	pthread_mutex_unlock(&app->lock);
 }
 
@@ -153,8 +181,10 @@ int fbc_http_app_revision(fbc_db_rev *out, fbc_http_app *app, const char *catalo
 	if (rev_lookup(out, app, catalog, number))
 		return 0;
 	rc = fbc_db_revision_resolve(&rev, app->db, catalog, number, err);
-	if (rc != 0)
+	if (rc != 0) {
+		rev_refresh_failed(app, catalog, number);
 		return rc;
+	}
 	rev_store(app, catalog, number, &rev);
 	*out = rev;
 	return 0;

@@ -40,6 +40,11 @@ struct fbc_http_rev_slot {
 	int64_t number;
 	fbc_db_rev rev;
 	int64_t expires_ms; /* 0 = empty */
+	/* Past expires_ms the entry is looked up again by one request while
+	 * the others keep using it (up to stale_ms): a database that is slow or
+	 * frozen then delays that one request, not every cached read. */
+	int64_t stale_ms;
+	bool refreshing;
 };
 
 typedef struct fbc_http_app {

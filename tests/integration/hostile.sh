@@ -1,0 +1,307 @@
+#!/bin/sh
+# What an outside attacker tries against `fbcd serve` (issue 13), each with
+# the bound that must hold, on loopback only:
+#   1. thousands of idle or trickling connections from one address: another
+#      address (127.0.0.2) is still answered within 1 s throughout;
+#   3. refused requests (401, 404, 405, 413) are answered from the request
+#      head, before the body, and their connection is closed: a 400 MB
+#      upload without a token, to an unknown route, chunked;
+#   4. uploads in flight share a budget: four gzip bombs on POST /v1/validate
+#      at once never hold more temporary disk than the budget, get 413 or
+#      503 with Retry-After, and leave nothing behind; an anonymous body
+#      limit below the writers' one;
+#   7. PostgreSQL frozen (SIGSTOP) for 4 s: cached reads and /healthz are
+#      not delayed (p99 < 50 ms); the first request after a restart of
+#      PostgreSQL is answered, not a 500; a burst of identical failures is
+#      logged once with a count.
+#   hostile.sh FBCD EXAMPLE_CATALOG_DIR
+# HOSTILE_SECONDS (default 15) is how long the connection flood lasts (the
+# issue's figure is 60 s; CI uses less). Needs python3 and curl; skips (77)
+# without PostgreSQL.
+FBCD=$1 CATALOG=$2
+. "$(dirname "$0")/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+LIB=$HERE/../lib
+SECONDS_FLOOD=${HOSTILE_SECONDS:-15}
+
+command -v curl >/dev/null || skip "curl is not installed"
+command -v python3 >/dev/null || skip "python3 is not installed"
+python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.2",0))' 2>/dev/null ||
+	skip "cannot bind 127.0.0.2"
+
+PGDIR=$(mktemp -d "${TMPDIR:-/tmp}/fbcd-pg.XXXXXX")
+SERVE_PID=
+cleanup() {
+	[ -f "$PGDIR/data/postmaster.pid" ] && pkill -CONT -P "$(head -1 "$PGDIR/data/postmaster.pid")" 2>/dev/null
+	[ -f "$PGDIR/data/postmaster.pid" ] && kill -CONT "$(head -1 "$PGDIR/data/postmaster.pid")" 2>/dev/null
+	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null
+	if [ -f "$PGDIR/url" ]; then sh "$LIB/pg-stop.sh" "$PGDIR"; else rm -rf "$PGDIR"; fi
+	rm -rf "$T"
+}
+trap cleanup EXIT
+URL=$(sh "$LIB/pg-start.sh" "$PGDIR") || { [ $? -eq 77 ] && skip "no PostgreSQL"; echo "FAIL: pg-start"; exit 1; }
+. "$LIB/pg-common.sh"
+
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+ADMIN=hostile-admin-token-0123456789abcdef
+B=http://127.0.0.1:$PORT
+BUDGET=$((300 << 20))
+FBCD_ADMIN_TOKEN=$ADMIN "$FBCD" serve --listen "127.0.0.1:$PORT" --database-url "$URL" \
+	--data-dir "$T/data" --max-connections-per-ip 64 --header-timeout 5 \
+	--max-body-anonymous 4000000 --max-extract-anonymous $((256 << 20)) \
+	--upload-budget $BUDGET >"$T/serve.log" 2>&1 &
+SERVE_PID=$!
+i=0
+until curl -sf "$B/healthz" >/dev/null 2>&1; do
+	i=$((i + 1))
+	if [ $i -gt 100 ] || ! kill -0 "$SERVE_PID" 2>/dev/null; then
+		echo "FAIL: fbcd serve did not start"; cat "$T/serve.log"; exit 1
+	fi
+	sleep 0.1
+done
+AUTH="Authorization: Bearer $ADMIN"
+req() {
+	m=$1 p=$2
+	shift 2
+	CODE=$(curl -s -m 30 -o "$T/body" -D "$T/headers" -w '%{http_code}' -X "$m" "$@" "$B$p")
+}
+expect_code() {
+	if [ "$CODE" = "$1" ]; then pass; else fail "$2: HTTP $CODE, expected $1"; head -c 600 "$T/body" | sed 's/^/    /'; echo; fi
+}
+tar -C "$CATALOG" -czf "$T/cat.tgz" .
+req POST /v1/catalogs -H "$AUTH" -H 'Content-Type: application/json' -d '{"name":"ex"}'
+expect_code 201 "create catalog"
+req PUT /v1/catalogs/ex/content -H "$AUTH" -H 'Content-Type: application/gzip' --data-binary "@$T/cat.tgz"
+expect_code 201 "push the example catalog"
+
+# ---- 1. connection flood from 127.0.0.1; a client on 127.0.0.2 measures
+python3 - "$PORT" "$SECONDS_FLOOD" <<'PY' && pass || fail "connection flood"
+import resource, socket, sys, threading, time
+port, secs = int(sys.argv[1]), float(sys.argv[2])
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+want = 3300
+if hard != resource.RLIM_INFINITY and hard < want:
+    want = hard
+resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+N = min(3000, want - 200)
+socks, stop = [], threading.Event()
+opened = [0]
+def attacker():
+    # idle (head never finished) and trickling connections; reopened when closed
+    heads = [b"GET /v1/catalogs/ex/packages HTTP/1.1\r\nHost: x\r\n", b"G"]
+    k = 0
+    while not stop.is_set():
+        while len(socks) < N and not stop.is_set():
+            s = socket.socket()
+            s.setblocking(False)
+            try:
+                s.connect_ex(("127.0.0.1", port))
+            except OSError:
+                s.close(); break
+            socks.append(s); opened[0] += 1
+        t0 = time.time()
+        for s in list(socks):
+            try:
+                s.send(heads[k % 2] if k < 2 else b"X")  # one byte at a time
+            except OSError:
+                socks.remove(s); s.close()
+        k += 1
+        stop.wait(max(0.0, 1.0 - (time.time() - t0)))
+th = threading.Thread(target=attacker); th.start()
+time.sleep(2)
+lat, bad = [], []
+end = time.time() + secs
+while time.time() < end:
+    t0 = time.time()
+    try:
+        c = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=("127.0.0.2", 0))
+        c.sendall(b"GET /v1/catalogs/ex/packages HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        data = b""
+        while True:
+            d = c.recv(65536)
+            if not d: break
+            data += d
+        c.close()
+        if not data.startswith(b"HTTP/1.1 200"):
+            bad.append(data[:60])
+    except OSError as e:
+        bad.append(repr(e))
+    lat.append(time.time() - t0)
+    time.sleep(0.1)
+stop.set(); th.join()
+live = len(socks)
+for s in socks: s.close()
+lat.sort()
+print("    flood: %d connections opened from 127.0.0.1 over %.0f s (%d held at the end); "
+      "127.0.0.2: %d requests, max %.0f ms, p50 %.1f ms, %d failed"
+      % (opened[0], secs, live, len(lat), lat[-1] * 1e3, lat[len(lat) // 2] * 1e3, len(bad)))
+sys.exit(0 if not bad and lat[-1] < 1.0 and opened[0] >= N else 1)
+PY
+
+# ---- 3. refused from the head, before the body: the answer comes without
+# a body byte sent, and the connection is closed after at most a few MB of
+# socket buffers (a server that read on would take all 400 MB)
+python3 - "$PORT" "$ADMIN" <<'PY' && pass || fail "refused before the body"
+import socket, sys, time
+port, admin = int(sys.argv[1]), sys.argv[2]
+BIG = 400 * 1000 * 1000
+cases = [
+    ("PUT /v1/catalogs/ex/content, no token", b"PUT /v1/catalogs/ex/content HTTP/1.1\r\nHost: x\r\n"
+     b"Content-Type: application/gzip\r\nContent-Length: %d\r\n\r\n" % BIG, b" 401 "),
+    ("POST to an unknown route", b"POST /v1/nowhere HTTP/1.1\r\nHost: x\r\n"
+     b"Content-Length: %d\r\n\r\n" % BIG, b" 404 "),
+    ("DELETE /v1/validate (405)", b"DELETE /v1/validate HTTP/1.1\r\nHost: x\r\n"
+     b"Content-Length: %d\r\n\r\n" % BIG, b" 405 "),
+    ("chunked PUT, no token", b"PUT /v1/catalogs/ex/content HTTP/1.1\r\nHost: x\r\n"
+     b"Content-Type: application/gzip\r\nTransfer-Encoding: chunked\r\n\r\n", b" 401 "),
+    ("PUT with a bad token", b"PUT /v1/catalogs/ex/content HTTP/1.1\r\nHost: x\r\n"
+     b"Authorization: Bearer wrong-token-0123456789abcdefghij\r\n"
+     b"Content-Length: %d\r\n\r\n" % BIG, b" 401 "),
+    ("anonymous body over --max-body-anonymous", b"POST /v1/validate HTTP/1.1\r\nHost: x\r\n"
+     b"Content-Type: application/gzip\r\nContent-Length: 5000000\r\n\r\n", b" 413 "),
+]
+ok = True
+chunk = b"1000\r\n" + b"x" * 4096 + b"\r\n"
+for what, head, want in cases:
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.sendall(head)
+    t0 = time.time()
+    first = s.recv(4096).split(b"\r\n")[0]
+    took = time.time() - t0
+    sent = 0
+    s.settimeout(5)
+    try:
+        while sent < BIG:
+            sent += s.send(chunk if b"chunked" in head else b"x" * 65536)
+    except OSError:
+        pass
+    s.close()
+    if want not in first or took > 1 or sent > 32 << 20:
+        print("    %s: %r after %.2f s, %d body bytes accepted" % (what, first, took, sent))
+        ok = False
+sys.exit(0 if ok else 1)
+PY
+# a writer may send more than an anonymous caller
+head -c 4500000 /dev/urandom >"$T/big.bin"
+req POST /v1/validate -H "$AUTH" -H 'Content-Type: application/gzip' --data-binary "@$T/big.bin"
+expect_code 400 "a writer's body over the anonymous limit is read (and found not gzip)"
+
+# ---- 4. four gzip bombs at once on the open POST /v1/validate
+python3 - "$T/bomb.tgz" <<'PY'
+import sys, tarfile, zlib
+# 40 files of 50 MiB of zeros (each under the per-file limit): 2 GiB from
+# about 2 MB of gzip
+co = zlib.compressobj(9, zlib.DEFLATED, 31)
+z = bytes(1 << 20)
+with open(sys.argv[1], "wb") as f:
+    for i in range(40):
+        ti = tarfile.TarInfo("z%02d.json" % i); ti.size = 50 << 20
+        f.write(co.compress(ti.tobuf(format=tarfile.GNU_FORMAT)))
+        for _ in range(50):
+            f.write(co.compress(z))
+    f.write(co.compress(bytes(1024)))
+    f.write(co.flush())
+PY
+python3 - "$PORT" "$T/bomb.tgz" "$T/data/tmp" "$BUDGET" <<'PY' && pass || fail "gzip bombs"
+import os, subprocess, sys, threading, time
+port, bomb, tmp, budget = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+peak = [0]; stop = threading.Event()
+def du():
+    while not stop.is_set():
+        total = 0
+        for root, dirs, files in os.walk(tmp):
+            for f in files:
+                try: total += os.lstat(os.path.join(root, f)).st_blocks * 512
+                except OSError: pass
+        peak[0] = max(peak[0], total)
+        time.sleep(0.02)
+th = threading.Thread(target=du); th.start()
+procs = [subprocess.Popen(["curl", "-s", "-m", "120", "-o", "/dev/null", "-D", "-", "-w", "%{http_code}\n",
+                           "-H", "Content-Type: application/gzip", "--data-binary", "@" + bomb,
+                           "http://127.0.0.1:%s/v1/validate" % port], stdout=subprocess.PIPE)
+         for _ in range(4)]
+outs = [p.communicate()[0].decode() for p in procs]
+stop.set(); th.join()
+codes = [o.strip().splitlines()[-1] for o in outs]
+retry = all("retry-after" in o.lower() for o, c in zip(outs, codes) if c == "503")
+left = sum(len(f) for _, _, f in os.walk(tmp))
+print("    4 bombs of %d bytes: answers %s, peak temporary disk %.0f MiB (budget %.0f MiB), %d files left"
+      % (os.path.getsize(bomb), codes, peak[0] / 2**20, budget / 2**20, left))
+ok = set(codes) <= {"413", "503"} and "503" in codes and retry and peak[0] <= budget + (4 << 20) and left == 0
+sys.exit(0 if ok else 1)
+PY
+
+# ---- 7. database blips
+# a cached read, then PostgreSQL frozen for 4 s: cached reads and /healthz
+# are served throughout (the current revision is reused while it is being
+# looked up again), p99 < 50 ms
+curl -sf "$B/v1/catalogs/ex/packages" >/dev/null
+PGPID=$(head -1 "$PGDIR/data/postmaster.pid")
+python3 - "$PORT" "$PGPID" <<'PY' && pass || fail "cached reads while PostgreSQL is frozen"
+import os, signal, socket, subprocess, sys, threading, time
+port, pgpid = int(sys.argv[1]), int(sys.argv[2])
+def pg_procs():
+    out = subprocess.run(["pgrep", "-P", str(pgpid)], capture_output=True, text=True).stdout.split()
+    return [pgpid] + [int(p) for p in out]
+lat = {"/v1/catalogs/ex/packages": [], "/healthz": []}
+errs = []
+stop = threading.Event()
+def client(path):
+    c = socket.create_connection(("127.0.0.1", port), timeout=10)
+    while not stop.is_set():
+        t0 = time.time()
+        c.sendall(b"GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % path.encode())
+        data = b""
+        while b"\r\n\r\n" not in data:
+            data += c.recv(65536)
+        head, _, rest = data.partition(b"\r\n\r\n")
+        n = int([l.split(b":")[1] for l in head.split(b"\r\n") if l.lower().startswith(b"content-length")][0])
+        while len(rest) < n:
+            rest += c.recv(65536)
+        lat[path].append(time.time() - t0)
+        if not head.startswith(b"HTTP/1.1 200"):
+            errs.append(head[:40])
+ths = [threading.Thread(target=client, args=(p,)) for p in ["/v1/catalogs/ex/packages"] * 4 + ["/healthz"]]
+for t in ths: t.start()
+time.sleep(0.5)
+procs = pg_procs()
+for p in procs: os.kill(p, signal.SIGSTOP)
+time.sleep(4)
+for p in procs: os.kill(p, signal.SIGCONT)
+time.sleep(0.5)
+stop.set()
+for t in ths: t.join()
+ok = not errs
+for path, l in lat.items():
+    l.sort()
+    p99 = l[int(len(l) * 0.99)]
+    print("    PostgreSQL frozen 4 s: %s %d requests, p99 %.1f ms, max %.0f ms" % (path, len(l), p99 * 1e3, l[-1] * 1e3))
+    ok = ok and p99 < 0.05
+if errs: print("    errors:", errs[:5])
+sys.exit(0 if ok else 1)
+PY
+
+# PostgreSQL restarted under idle pooled connections: the next requests are
+# answered (a broken connection is replaced and the read retried once)
+pg_as_user "$PG_BINDIR/pg_ctl" -D "$PGDIR/data" -m fast -w restart -l "$PGDIR/log" >/dev/null
+fails=0
+for i in 1 2 3 4 5 6 7 8; do
+	req GET "/v1/catalogs/ex/packages?limit=$i"
+	[ "$CODE" = 200 ] || fails=$((fails + 1))
+done
+[ $fails -eq 0 ] && pass || fail "$fails of 8 reads failed after a PostgreSQL restart"
+
+# PostgreSQL down: 503 with Retry-After, and one log line for the burst
+pg_as_user "$PG_BINDIR/pg_ctl" -D "$PGDIR/data" -m fast -w stop >/dev/null
+: >"$T/before"
+lines0=$(wc -l <"$T/serve.log")
+for i in $(seq 1 50); do req GET "/v1/catalogs/ex/packages?limit=$((i % 7 + 1))&x=$i"; done
+expect_code 503 "a read with the database down"
+grep -qi '^retry-after:' "$T/headers" && pass || fail "503 without Retry-After"
+lines=$(($(wc -l <"$T/serve.log") - lines0))
+[ "$lines" -le 3 ] && pass || fail "50 identical failures wrote $lines log lines"
+pg_as_user "$PG_BINDIR/pg_ctl" -D "$PGDIR/data" -w start -l "$PGDIR/log" >/dev/null
+req GET /v1/catalogs/ex/packages; expect_code 200 "a read once the database is back"
+
+kill -0 "$SERVE_PID" 2>/dev/null && pass || fail "fbcd serve died"
+finish
