@@ -1,10 +1,13 @@
 /* The private PostgreSQL cluster of `fbcd serve` without a URL; see embedded.h. */
 #include "db/embedded.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +43,12 @@ static int run(const fbc_db_embedded *e, const char *const argv[])
 		}
 		if (e->drop && (setgid(e->gid) != 0 || setuid(e->uid) != 0))
 			_exit(126);
-		execv(argv[0], (char *const *)argv); /* execv does not modify them */
+		/* A minimal environment: fbcd's own (FBCD_ADMIN_TOKEN, a database
+		 * URL with its password, cloud credentials) must not reach the
+		 * database server, whose environment its OS user can read. */
+		static char env_path[] = "PATH=/usr/bin:/bin", env_lc[] = "LC_ALL=C";
+		char *const envp[] = {env_path, env_lc, NULL};
+		execve(argv[0], (char *const *)argv, envp); /* execve does not modify them */
 		_exit(127);
 	}
 	while (waitpid(pid, &st, 0) < 0)
@@ -67,6 +75,138 @@ static void log_tail(const fbc_db_embedded *e, char *out, size_t n)
 		if (out[i] == '\n')
 			out[i] = ' ';
 	fclose(f);
+}
+
+/* Is pid a PostgreSQL server of our cluster directory? A postmaster's
+ * working directory is its data directory and its executable is named
+ * postgres; a pid reused by anything else fails one of the two. */
+static bool is_our_postgres(const fbc_db_embedded *e, long pid)
+{
+	char link[64], target[PATH_MAX];
+	ssize_t n;
+	const char *base;
+
+	snprintf(link, sizeof(link), "/proc/%ld/cwd", pid);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	if (strcmp(target, e->pgdata) != 0)
+		return false;
+	snprintf(link, sizeof(link), "/proc/%ld/exe", pid);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	return strcmp(base, "postgres") == 0 || strncmp(base, "postgres ", 9) == 0;
+}
+
+static bool is_zombie(long pid)
+{
+	char path[64], buf[512], *rp;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (!(f = fopen(path, "r")))
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	rp = strrchr(buf, ')'); /* "pid (comm) S ...": comm may hold spaces */
+	return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
+}
+
+static bool is_live_postgres(const fbc_db_embedded *e, long pid)
+{
+	return pid > 0 && kill((pid_t)pid, 0) == 0 && !is_zombie(pid) && is_our_postgres(e, pid);
+}
+
+/* Remove postmaster.pid and the socket lock files that do not name a
+ * running server of this cluster. */
+static int remove_locks(const fbc_db_embedded *e, fbc_error *err)
+{
+	char path[1200], line[64];
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "%s/postmaster.pid", e->pgdata);
+	if (unlink(path) != 0 && errno != ENOENT)
+		return fbc_error_set(err, FBC_EIO, path, "cannot remove: %s", strerror(errno));
+	if (!(d = opendir(e->pgdata)))
+		return 0;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		FILE *f;
+		if (strncmp(de->d_name, ".s.PGSQL.", 9) != 0 || len < 5 ||
+		    strcmp(de->d_name + len - 5, ".lock") != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", e->pgdata, de->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		bool stale = fgets(line, sizeof(line), f) &&
+			     !is_live_postgres(e, strtol(line, NULL, 10));
+		fclose(f);
+		if (stale && unlink(path) != 0 && errno != ENOENT) {
+			closedir(d);
+			return fbc_error_set(err, FBC_EIO, path, "cannot remove: %s",
+					     strerror(errno));
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+/* A previous fbcd serve on this data dir was killed (kill -9, power loss)
+ * and may have left its PostgreSQL running, or only its lock file. The
+ * caller holds the data dir's fbcd lock, so no live fbcd owns that server:
+ * stop it cleanly (fast, then immediate), or remove a lock file whose pid
+ * now belongs to another process. A lock file of a dead pid is left to
+ * PostgreSQL, which removes it itself. */
+static int stop_leftover(const fbc_db_embedded *e, const char *pg_ctl, fbc_error *err)
+{
+	char pidfile[1100], line[64];
+	FILE *f;
+	long pid = 0;
+	char *end = NULL;
+
+	snprintf(pidfile, sizeof(pidfile), "%s/postmaster.pid", e->pgdata);
+	if (!(f = fopen(pidfile, "r")))
+		return 0;
+	if (fgets(line, sizeof(line), f))
+		pid = strtol(line, &end, 10);
+	fclose(f);
+	if (pid <= 0)
+		return 0;
+	if (!is_live_postgres(e, pid)) {
+		/* PostgreSQL removes a lock file of a dead pid itself, but takes a
+		 * zombie (a killed postmaster nobody reaped) or a reused pid for
+		 * a live server and refuses to start. */
+		if (kill((pid_t)pid, 0) == 0)
+			fprintf(stderr,
+				"fbcd serve: %s names pid %ld, which is not this cluster's "
+				"running PostgreSQL; removing the stale lock files\n",
+				pidfile, pid);
+		return remove_locks(e, err);
+	}
+	fprintf(stderr,
+		"fbcd serve: stopping the PostgreSQL (pid %ld) left running on %s by a previous "
+		"fbcd\n",
+		pid, e->pgdata);
+	{
+		const char *const fast[] = {pg_ctl, "-D", e->pgdata, "-m",   "fast",
+					    "-w",   "-t", "20",	     "stop", NULL};
+		const char *const now[] = {pg_ctl, "-D", e->pgdata, "-m",   "immediate",
+					   "-w",   "-t", "10",	    "stop", NULL};
+		if (run(e, fast) != 0 && run(e, now) != 0)
+			return fbc_error_set(err, FBC_EIO, e->pgdata,
+					     "cannot stop the PostgreSQL (pid %ld) left running "
+					     "by a previous fbcd",
+					     pid);
+	}
+	return 0;
 }
 
 int fbc_db_embedded_start(fbc_db_embedded **out, const char *data_dir, fbc_error *err)
@@ -152,6 +292,8 @@ int fbc_db_embedded_start(fbc_db_embedded **out, const char *data_dir, fbc_error
 			goto done;
 		}
 	}
+	if ((rc = stop_leftover(e, pg_ctl, err)) != 0)
+		goto done;
 	/* Unix socket in the cluster dir only: no TCP port to collide on. */
 	snprintf(opts, sizeof(opts), "-c listen_addresses='' -c unix_socket_directories='%s'",
 		 e->pgdata);

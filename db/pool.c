@@ -64,6 +64,21 @@ int db_connect(PGconn **out, const char *url, unsigned connect_timeout_s,
 	PGresult *res = NULL;
 	int rc = 0;
 
+	/* libpq's message for a malformed URL quotes it, password and all,
+	 * and it would reach the log: say only that it is malformed. */
+	if (strchr(url, '=') || !strncmp(url, "postgres://", 11) ||
+	    !strncmp(url, "postgresql://", 13)) { /* else a database name */
+		char *perr = NULL;
+		PQconninfoOption *parsed = PQconninfoParse(url, &perr);
+
+		PQfreemem(perr);
+		if (!parsed)
+			return fbc_error_set(
+				err, FBC_EINVAL, "database-url",
+				"the database URL is malformed (not shown: it may hold a "
+				"password)");
+		PQconninfoFree(parsed);
+	}
 	snprintf(timeout, sizeof(timeout), "%u", connect_timeout_s ? connect_timeout_s : 5);
 	snprintf(stmt_timeout, sizeof(stmt_timeout), "%u",
 		 statement_timeout_ms ? statement_timeout_ms : 30000);

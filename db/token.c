@@ -129,7 +129,13 @@ done:
 
 int fbc_db_token_seed(fbc_db *db, const char *token, fbc_db_scope scope, fbc_error *err)
 {
+	/* The seeded token replaces the one seeded before it: changing
+	 * FBCD_ADMIN_TOKEN (after a leak, say) must revoke the old value. One
+	 * statement, so the old token is never revoked without the new one. */
 	static const db_stmt st = {"token_seed",
+				   "WITH old AS (UPDATE api_tokens SET revoked_at = now() WHERE "
+				   "description = 'seeded from FBCD_ADMIN_TOKEN' AND hash <> $1 "
+				   "AND revoked_at IS NULL) "
 				   "INSERT INTO api_tokens (hash, scope, description) VALUES ($1, "
 				   "$2, 'seeded from FBCD_ADMIN_TOKEN') ON CONFLICT (hash) DO "
 				   "NOTHING",

@@ -6,6 +6,7 @@
 #include "api/http/http.h"
 #include "api/http/app.h"
 #include "api/http/config.h"
+#include "api/http/content.h"
 #include "db/db.h"
 #include "db/embedded.h"
 #include "db/gitops.h"
@@ -13,12 +14,16 @@
 #include "service/base/log.h"
 #include "service/base/metrics.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define GRACE_MS 30000
 /* how long a resolved current revision is reused (see http_api.h) */
@@ -72,6 +77,57 @@ static int store_repositories(fbc_db *db, const fbc_http_config *cfg, fbc_error 
 	return 0;
 }
 
+/* One fbcd serve per data dir: an exclusive lock on DIR/fbcd.lock, held
+ * (and released by the kernel however the process ends) for its lifetime.
+ * Holding it means that anything left in the data dir, a running embedded
+ * PostgreSQL included, was left by an fbcd that is gone. */
+static int lock_data_dir(int *fd_out, const char *data_dir, fbc_error *err)
+{
+	char path[4200];
+	int fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/fbcd.lock", data_dir) >= sizeof(path))
+		return fbc_error_set(err, FBC_EINVAL, data_dir, "data dir path too long");
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return fbc_error_set(err, FBC_EIO, path, "cannot open: %s", strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		int e = errno;
+		close(fd);
+		if (e == EWOULDBLOCK)
+			return fbc_error_set(err, FBC_ECONFLICT, data_dir,
+					     "another fbcd serve is using this data dir");
+		return fbc_error_set(err, FBC_EIO, path, "cannot lock: %s", strerror(e));
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+/* Uploads being extracted when a previous fbcd died are never cleaned by it. */
+static void clear_tmp(const char *tmp_dir)
+{
+	DIR *d = opendir(tmp_dir);
+	struct dirent *de;
+	char path[4400];
+	unsigned n = 0;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", tmp_dir, de->d_name) >=
+		    sizeof(path))
+			continue;
+		if (fbc_http_rmtree(path) == 0)
+			n++;
+	}
+	closedir(d);
+	if (n)
+		fprintf(stderr, "fbcd serve: removed %u stale temporary entr%s from %s\n", n,
+			n == 1 ? "y" : "ies", tmp_dir);
+}
+
 int fbc_cmd_serve(int argc, char **argv)
 {
 	fbc_http_config cfg;
@@ -85,7 +141,7 @@ int fbc_cmd_serve(int argc, char **argv)
 	bool app_ok = false;
 	char tmp_dir[4096];
 	sigset_t sigs;
-	int status = 2, rc, sig = 0;
+	int status = 2, rc, sig = 0, lock_fd = -1;
 
 	fbc_http_config_init(&cfg);
 	fbc_error_init(&err);
@@ -128,11 +184,16 @@ int fbc_cmd_serve(int argc, char **argv)
 		fbc_cli_report("serve", &err, NULL);
 		goto done;
 	}
+	if (lock_data_dir(&lock_fd, cfg.data_dir, &err) != 0) {
+		fbc_cli_report("serve", &err, NULL);
+		goto done;
+	}
 	if ((size_t)snprintf(tmp_dir, sizeof(tmp_dir), "%s/tmp", cfg.data_dir) >= sizeof(tmp_dir) ||
 	    make_dir(tmp_dir, &err) != 0) {
 		fbc_cli_report("serve", &err, NULL);
 		goto done;
 	}
+	clear_tmp(tmp_dir);
 	if (!cfg.database_url) {
 		fbc_log(FBC_LOG_INFO, (fbc_log_field[]){FBC_LOG_STR("data_dir", cfg.data_dir)}, 1,
 			"no database URL: starting the embedded PostgreSQL");
@@ -228,5 +289,7 @@ done:
 		fbc_log(FBC_LOG_INFO, NULL, 0, "stopped");
 	fbc_log_flush();
 	fbc_http_config_dispose(&cfg);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	return status;
 }
