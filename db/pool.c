@@ -214,7 +214,13 @@ int db_checkout(fbc_db_conn **out, fbc_db *db, fbc_error *err)
 		c->next = NULL;
 		pthread_mutex_unlock(&db->mu);
 		/* A connection known to be broken is repaired before use; one that
-		 * died silently is caught by db_query's retry. */
+		 * died silently is caught by db_query's retry. A server restart
+		 * leaves its goodbye (a FATAL message, then EOF) in the socket of
+		 * every idle connection: reading it here, without blocking, finds
+		 * such a connection dead before any statement is sent on it, so
+		 * that even a write is safely sent again on a fresh one. */
+		if (PQstatus(c->pg) == CONNECTION_OK && PQtransactionStatus(c->pg) == PQTRANS_IDLE)
+			(void)PQconsumeInput(c->pg);
 		if (PQstatus(c->pg) == CONNECTION_BAD && (rc = db_conn_reset(db, c, err))) {
 			db_release(db, c);
 			return rc;

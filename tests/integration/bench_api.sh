@@ -1,7 +1,10 @@
 #!/bin/sh
 # Benchmark of the REST API: requests/s and p99 latency at 64 connections
 # (wrk) for a package query and for /api/v1/all, each next to nginx serving
-# the very same bytes as a static file, in the same run on the same machine.
+# the very same bytes as a static file, in the same run on the same machine;
+# /api/v1/all gzip-compressed and POST /v1/resolve; and the three again with
+# --threads 4 (a shared event-loop pool, the threading model before the
+# default thread per connection).
 #   bench_api.sh FBCD REAL_CATALOG [DURATION_SECONDS]
 # Skips (77) without wrk, nginx, PostgreSQL or the catalog.
 FBCD=$1 REAL=$2 DUR=${3:-${FBCD_BENCH_SECONDS:-5}}
@@ -18,10 +21,12 @@ command -v curl >/dev/null || skip "curl is not installed"
 PGDIR=$(mktemp -d "${TMPDIR:-/tmp}/fbcd-pg.XXXXXX")
 SERVE_PID=
 SERVE2_PID=
+SERVE3_PID=
 NGINX_PID=
 cleanup() {
 	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null
 	[ -n "$SERVE2_PID" ] && kill "$SERVE2_PID" 2>/dev/null
+	[ -n "$SERVE3_PID" ] && kill "$SERVE3_PID" 2>/dev/null
 	[ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null
 	if [ -f "$PGDIR/url" ]; then sh "$LIB/pg-stop.sh" "$PGDIR"; else rm -rf "$PGDIR"; fi
 	rm -rf "$T"
@@ -88,7 +93,8 @@ done
 
 # bench NAME URL: prints "NAME  requests/s  p99"
 bench() {
-	wrk -t4 -c64 -d"${DUR}s" --latency "$2" >"$T/wrk.out" 2>&1
+	# shellcheck disable=SC2086 # BENCH_ARGS: extra wrk arguments, split
+	wrk -t4 -c64 -d"${DUR}s" --latency ${BENCH_ARGS:-} "$2" >"$T/wrk.out" 2>&1
 	rps=$(awk '/^Requests\/sec:/ {print $2}' "$T/wrk.out")
 	p99=$(awk '$1 == "99%" {print $2}' "$T/wrk.out")
 	errs=$(awk '/Non-2xx|Socket errors/ {print}' "$T/wrk.out" | tr '\n' ' ')
@@ -105,12 +111,41 @@ until curl -sf "http://127.0.0.1:$PORT2/healthz" >/dev/null 2>&1; do
 	i=$((i + 1)); [ $i -gt 100 ] && { cat "$T/serve2.log"; exit 1; }; sleep 0.1
 done
 
-echo "wrk: 4 threads, 64 connections, ${DUR}s each"
+# the previous threading model (a pool of 4 event-loop threads shared by all
+# connections) as the baseline of the default (a thread per connection)
+PORT3=$(free_port)
+"$FBCD" serve --listen "127.0.0.1:$PORT3" --database-url "$URL" --data-dir "$T/data3" \
+	--threads 4 >"$T/serve3.log" 2>&1 &
+SERVE3_PID=$!
+i=0
+until curl -sf "http://127.0.0.1:$PORT3/healthz" >/dev/null 2>&1; do
+	i=$((i + 1)); [ $i -gt 100 ] && { cat "$T/serve3.log"; exit 1; }; sleep 0.1
+done
+cat >"$T/resolve.lua" <<'LUA'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"catalogs": [{"name": "community"}], "requests": [{"package": "hive-operator", "channel": "alpha"}]}'
+LUA
+curl -sf -XPOST -d '{"catalogs": [{"name": "community"}], "requests": [{"package": "hive-operator", "channel": "alpha"}]}' \
+	"$B/v1/resolve" >/dev/null || echo "warning: POST /v1/resolve failed before the benchmark"
+
+echo "wrk: 4 threads, 64 connections, ${DUR}s each (errors: non-2xx and socket errors)"
 bench "fbcd package query" "$B$PKG" fpkg
 bench "nginx same bytes (static)" "http://127.0.0.1:$NPORT/package.json" npkg
 bench "fbcd package query, no cache" "http://127.0.0.1:$PORT2$PKG" upkg
 bench "fbcd /api/v1/all ($(wc -c <"$T/www/all.jsonl") B)" "$B$ALL" fall
 bench "nginx same bytes (static)" "http://127.0.0.1:$NPORT/all.jsonl" nall
+BENCH_ARGS="-H Accept-Encoding:gzip"
+bench "fbcd /api/v1/all, gzip" "$B$ALL" gall
+BENCH_ARGS="-s $T/resolve.lua"
+bench "fbcd POST /v1/resolve" "$B/v1/resolve" res
+BENCH_ARGS=
+bench "fbcd package query, --threads 4" "http://127.0.0.1:$PORT3$PKG" tpkg
+BENCH_ARGS="-H Accept-Encoding:gzip"
+bench "fbcd /api/v1/all, gzip, --threads 4" "http://127.0.0.1:$PORT3$ALL" tall
+BENCH_ARGS="-s $T/resolve.lua"
+bench "fbcd POST /v1/resolve, --threads 4" "http://127.0.0.1:$PORT3/v1/resolve" tres
+BENCH_ARGS=
 python3 - "$T" <<'PY'
 import sys
 t = sys.argv[1]
