@@ -586,6 +586,105 @@ static void fbc_http_config_from_args__flags_beat_env(void **state)
 	unsetenv("FBCD_READ_AUTH");
 }
 
+static void fbc_http_config_set__limits_and_timeouts(void **state)
+{
+	(void)state;
+	fbc_http_config c;
+	fbc_error err;
+
+	fbc_http_config_init(&c);
+	assert_int_equal(c.max_connections_per_ip, 128);
+	assert_true(c.max_body_anon < c.max_body);
+	assert_true(c.max_extract_anon < c.max_extract);
+	assert_int_equal(fbc_http_config_set(&c, "maxConnectionsPerIP", "0", "t", &err), 0);
+	assert_int_equal(c.max_connections_per_ip, 0);
+	assert_int_equal(fbc_http_config_set(&c, "uploadBudgetBytes", "1048576", "t", &err), 0);
+	assert_int_equal(c.upload_budget, 1048576);
+	assert_int_equal(fbc_http_config_set(&c, "maxBodyBytesAnonymous", "5000", "t", &err), 0);
+	assert_int_equal(c.max_body_anon, 5000);
+	assert_int_equal(fbc_http_config_set(&c, "headerTimeoutSeconds", "0", "f:3", &err),
+			 FBC_EINVAL);
+	assert_string_equal(err.where, "f:3");
+	assert_int_equal(fbc_http_config_set(&c, "maxConnections", "3", "t", &err), FBC_EINVAL);
+	fbc_http_config_dispose(&c);
+}
+
+/* ---------------------------------------------------- head, limits, budget */
+
+static void fbc_http_dispatch_head__refuses_before_the_handler(void **state)
+{
+	(void)state;
+	fbc_http_server_opts o;
+	fbc_http_req req;
+	fbc_http_resp resp;
+	fbc_arena *a = NULL;
+	const struct {
+		const char *method, *path, *auth;
+		int status; /* 0: routed */
+	} cases[] = {
+		{"POST", "/nowhere", NULL, 404},	  {"PUT", "/things", NULL, 405},
+		{"POST", "/things", NULL, 401},		  {"POST", "/things", "Bearer x", 401},
+		{"POST", "/things", "Bearer r", 403},	  {"POST", "/things", "Bearer w", 0},
+		{"DELETE", "/things/1", "Bearer w", 403},
+	};
+
+	opts_init(&o, false);
+	o.max_body_anon = 100;
+	o.max_extract = 1000000;
+	o.max_extract_anon = 1000;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(fbc_arena_create(&a, 0), 0);
+		memset(&req, 0, sizeof(req));
+		memset(&resp, 0, sizeof(resp));
+		req.arena = a;
+		req.method = cases[i].method;
+		req.path = cases[i].path;
+		req.authorization = cases[i].auth;
+		const fbc_http_route *r = fbc_http_dispatch_head(&o, &req, &resp);
+		if (cases[i].status) {
+			assert_null(r);
+			assert_int_equal(resp.status, cases[i].status);
+		} else {
+			assert_non_null(r);
+			assert_int_equal(resp.status, 0);
+			/* a writer gets the writers' limits */
+			assert_int_equal(fbc_http_body_limit(&o, &req), 1000);
+			assert_int_equal(req.max_extract, 1000000);
+		}
+		fbc_http_resp_dispose(&resp);
+		fbc_arena_free(a);
+	}
+	/* an anonymous caller of an open route gets the lower ones */
+	assert_int_equal(fbc_arena_create(&a, 0), 0);
+	memset(&req, 0, sizeof(req));
+	memset(&resp, 0, sizeof(resp));
+	req.arena = a;
+	req.method = "POST";
+	req.path = "/len";
+	assert_non_null(fbc_http_dispatch_head(&o, &req, &resp));
+	assert_int_equal(fbc_http_body_limit(&o, &req), 100);
+	assert_int_equal(req.max_extract, 1000);
+	fbc_arena_free(a);
+}
+
+static void fbc_http_budget_take__bounded_and_given_back(void **state)
+{
+	(void)state;
+	fbc_http_budget b;
+
+	fbc_http_budget_init(&b, 100);
+	assert_true(fbc_http_budget_take(&b, 60));
+	assert_false(fbc_http_budget_take(&b, 41));
+	assert_true(fbc_http_budget_take(&b, 40));
+	assert_false(fbc_http_budget_take(&b, 1));
+	fbc_http_budget_give(&b, 60);
+	assert_true(fbc_http_budget_take(&b, 60));
+	assert_false(fbc_http_budget_take(&b, UINT64_MAX));
+	assert_true(fbc_http_budget_take(NULL, UINT64_MAX)); /* no budget: unbounded */
+	fbc_http_budget_init(&b, 0);
+	assert_true(fbc_http_budget_take(&b, UINT64_MAX / 2));
+}
+
 /* ----------------------------------------------------------------- untar */
 
 struct mem {
@@ -1151,6 +1250,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fbc_http_route_match__extracts_params),
+		cmocka_unit_test(fbc_http_config_set__limits_and_timeouts),
+		cmocka_unit_test(fbc_http_dispatch_head__refuses_before_the_handler),
+		cmocka_unit_test(fbc_http_budget_take__bounded_and_given_back),
 		cmocka_unit_test(fbc_http_route_match__distinguishes_404_and_405),
 		cmocka_unit_test(fbc_http_etag_matches__lists_weak_and_star),
 		cmocka_unit_test(fbc_http_accepts_gzip__honours_q),
