@@ -20,7 +20,8 @@ void fbc_http_config_init(fbc_http_config *c)
 	memset(c, 0, sizeof(*c));
 	c->threads = 0;
 	c->max_body = 512u * 1024 * 1024;
-	c->max_body_anon = 16u * 1024 * 1024;
+	/* webhook deliveries (no token, signed) are up to 25 MiB */
+	c->max_body_anon = 32u * 1024 * 1024;
 	c->max_extract = 2ull << 30;
 	c->max_extract_anon = 256ull << 20;
 	c->upload_budget = 1ull << 30;
@@ -574,7 +575,7 @@ static void usage(FILE *f)
 		"                         N: a pool of N event-loop threads for all connections\n"
 		"  --max-body BYTES       request body limit for writers (FBCD_MAX_BODY; 512 MiB)\n"
 		"  --max-body-anonymous BYTES  for requests without a write token\n"
-		"                         (FBCD_MAX_BODY_ANONYMOUS; 16 MiB)\n"
+		"                         (FBCD_MAX_BODY_ANONYMOUS; 32 MiB)\n"
 		"  --max-extract BYTES    bytes an uploaded archive may extract to, writers\n"
 		"                         (FBCD_MAX_EXTRACT; 2 GiB)\n"
 		"  --max-extract-anonymous BYTES  the same without a write token\n"
