@@ -803,14 +803,19 @@ int fbc_http_server_start(fbc_http_server **out, const fbc_http_server_opts *opt
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG |
 			 MHD_USE_TURBO | (v6 ? MHD_USE_IPv6 : 0) |
 			 (threads ? MHD_USE_EPOLL : MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL);
+	/* the pool size only in pool mode: libmicrohttpd warns about a 0 */
+	struct MHD_OptionItem pool[] = {
+		{threads ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, threads, NULL},
+		{MHD_OPTION_END, 0, NULL},
+	};
 	srv->daemon = MHD_start_daemon(
 		flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-		MHD_OPTION_THREAD_POOL_SIZE, threads ? threads : 0u, MHD_OPTION_NOTIFY_COMPLETED,
-		on_completed, srv, MHD_OPTION_CONNECTION_TIMEOUT, header_timeout,
-		MHD_OPTION_CONNECTION_LIMIT, max_conn, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-		opts->max_connections_per_ip, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-		(size_t)(128 * 1024), MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
-		MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
+		MHD_OPTION_ARRAY, pool, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+		MHD_OPTION_CONNECTION_TIMEOUT, header_timeout, MHD_OPTION_CONNECTION_LIMIT,
+		max_conn, MHD_OPTION_PER_IP_CONNECTION_LIMIT, opts->max_connections_per_ip,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
+		MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_UNESCAPE_CALLBACK,
+		unescape, NULL, MHD_OPTION_END);
 	if (!srv->daemon) {
 		rc = fbc_error_set(err, FBC_EIO, "listen", "cannot listen on %s",
 				   opts->listen ? opts->listen : "127.0.0.1:8080");

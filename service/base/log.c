@@ -22,13 +22,18 @@ static fbc_log_format format = FBC_LOG_TEXT;
 static fbc_log_level min_level = FBC_LOG_INFO;
 static FILE *out_stream; /* NULL = stderr */
 
-/* the last warning/error written, for repeat folding */
-static struct {
+/* the last warnings/errors written, for repeat folding: several, because
+ * two sources failing at once (requests and the job workers during a
+ * database outage) interleave their lines */
+#define REPEAT_SLOTS 8
+static struct repeat {
 	fbc_log_level level;
-	char *key; /* message and fields as written, without the time */
+	char *key;   /* message and fields as written, without the time */
+	char *ident; /* the same without the per-request fields */
 	int64_t first_ms;
 	unsigned long suppressed;
-} last;
+} slots[REPEAT_SLOTS];
+static size_t next_slot;
 
 static const char *level_name(fbc_log_level l)
 {
@@ -142,22 +147,29 @@ static void emit(fbc_log_level level, const struct timespec *ts, const char *bod
 }
 
 /* Called with lock held. */
-static void flush_repeats(const struct timespec *ts)
+static void flush_slot(struct repeat *r, const struct timespec *ts)
 {
 	fbc_buf b;
 
-	if (!last.suppressed || !last.key)
+	if (!r->suppressed || !r->key)
 		return;
 	fbc_buf_init(&b, LINE_MAX_BYTES);
 	if (format == FBC_LOG_JSON) {
-		fbc_buf_printf(&b, "%s,\"repeated\":%lu", last.key, last.suppressed);
+		fbc_buf_printf(&b, "%s,\"repeated\":%lu", r->key, r->suppressed);
 	} else {
-		fbc_buf_printf(&b, "%s repeated=%lu", last.key, last.suppressed);
+		fbc_buf_printf(&b, "%s repeated=%lu", r->key, r->suppressed);
 	}
 	if (b.data)
-		emit(last.level, ts, b.data);
+		emit(r->level, ts, b.data);
 	fbc_buf_dispose(&b);
-	last.suppressed = 0;
+	r->suppressed = 0;
+}
+
+/* Called with lock held. */
+static void flush_repeats(const struct timespec *ts)
+{
+	for (size_t i = 0; i < REPEAT_SLOTS; i++)
+		flush_slot(&slots[i], ts);
 }
 
 void fbc_log_flush(void)
@@ -170,12 +182,20 @@ void fbc_log_flush(void)
 	pthread_mutex_unlock(&lock);
 }
 
+/* Fields that differ between requests failing the same way: a database
+ * outage fails every request alike, each with its own id and path. */
+static bool per_request(const char *key)
+{
+	return !strcmp(key, "request_id") || !strcmp(key, "path") || !strcmp(key, "duration_ms") ||
+	       !strcmp(key, "bytes");
+}
+
 void fbc_log(fbc_log_level level, const fbc_log_field *fields, size_t n, const char *fmt, ...)
 {
 	char msg[4096];
 	struct timespec ts;
 	int64_t t;
-	fbc_buf body;
+	fbc_buf body, ident;
 	va_list ap;
 
 	if (level < min_level)
@@ -184,26 +204,50 @@ void fbc_log(fbc_log_level level, const fbc_log_field *fields, size_t n, const c
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	fbc_buf_init(&body, LINE_MAX_BYTES);
+	fbc_buf_init(&ident, LINE_MAX_BYTES);
 	pthread_mutex_lock(&lock);
 	put_body(&body, msg, fields, n);
 	t = now_ms(&ts);
 	if (!body.data)
 		goto done;
-	if (level >= FBC_LOG_WARN && last.key && last.level == level &&
-	    strcmp(last.key, body.data) == 0 && t - last.first_ms < FBC_LOG_REPEAT_WINDOW_MS) {
-		last.suppressed++;
-		goto done;
+	if (level >= FBC_LOG_WARN) {
+		fbc_log_field kept[32];
+		size_t k = 0;
+		for (size_t i = 0; i < n && k < 32; i++)
+			if (!per_request(fields[i].key))
+				kept[k++] = fields[i];
+		put_body(&ident, msg, kept, k);
+	}
+	if (level >= FBC_LOG_WARN && ident.data) {
+		for (size_t i = 0; i < REPEAT_SLOTS; i++) {
+			struct repeat *r = &slots[i];
+			if (r->ident && r->level == level && strcmp(r->ident, ident.data) == 0 &&
+			    t - r->first_ms < FBC_LOG_REPEAT_WINDOW_MS) {
+				r->suppressed++;
+				goto done;
+			}
+		}
 	}
 	flush_repeats(&ts);
 	emit(level, &ts, body.data);
-	if (level >= FBC_LOG_WARN) {
-		free(last.key);
-		last.key = strdup(body.data);
-		last.level = level;
-		last.first_ms = t;
-		last.suppressed = 0;
+	if (level >= FBC_LOG_WARN && ident.data) {
+		struct repeat *r = NULL;
+		for (size_t i = 0; i < REPEAT_SLOTS && !r; i++)
+			if (slots[i].ident && slots[i].level == level &&
+			    strcmp(slots[i].ident, ident.data) == 0)
+				r = &slots[i]; /* its window ended: it starts again */
+		if (!r)
+			r = &slots[next_slot++ % REPEAT_SLOTS];
+		free(r->key);
+		free(r->ident);
+		r->ident = strdup(ident.data);
+		r->key = strdup(body.data);
+		r->level = level;
+		r->first_ms = t;
+		r->suppressed = 0;
 	}
 done:
 	pthread_mutex_unlock(&lock);
 	fbc_buf_dispose(&body);
+	fbc_buf_dispose(&ident);
 }

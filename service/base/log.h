@@ -12,7 +12,10 @@
  * webhook secrets are not log fields.
  *
  * Repeats: an error or warning whose message and fields equal the previous
- * one of the same level within FBC_LOG_REPEAT_WINDOW_MS is not written; the
+ * one of the same level within FBC_LOG_REPEAT_WINDOW_MS is not written
+ * (fields that differ per request, request_id, path, duration_ms and bytes,
+ * are not compared: an outage fails every request alike; the last 8
+ * distinct lines are remembered, so interleaved sources fold too); the
  * next different line (or the window's end) is preceded by one line saying
  * how many were suppressed (`"repeated": N`), so an outage cannot flood the
  * log with identical lines.
