@@ -174,31 +174,44 @@
 					{ label: "Packages", cls: "num", get: function (x) { var n = x.r && count(x.r.counts, "packages"); return n === null || n === undefined ? "—" : n; } },
 					{ label: "Bundles", cls: "num", get: function (x) { var n = x.r && count(x.r.counts, "bundles"); return n === null || n === undefined ? "—" : n; } },
 					{ label: "Updated", cls: "wide", get: function (x) { return fmtDate((x.r && x.r.createdAt) || x.c.updatedAt); } },
-					{ label: "Source", cls: "wide", get: function (x) { return provenance(x.r) || x.c.source || ""; } }
+					{ label: "Last change", cls: "wide", get: function (x) { return provenance(x.r) || x.c.source || "upload"; } }
 				], cats.map(function (c, i) { return { c: c, r: revs[i] }; }))], "catalogs");
 			});
 		});
 	}
 
-	var REV_KNOWN = { catalog: 1, revision: 1, digest: 1, createdAt: 1, current: 1, counts: 1 };
-
-	/* Provenance: whatever the revision carries besides the known fields
-	 * (commit, pull request, repository, author, ...), as "key: value". */
+	/* Where a revision came from: repository, commit, pull request, author
+	 * (null for uploads through the API). */
 	function provenance(r) {
-		if (!r) return null;
-		var parts = [];
-		Object.keys(r).forEach(function (k) {
-			if (REV_KNOWN[k] || r[k] === null || r[k] === undefined || r[k] === "") return;
-			var v = r[k];
-			if (typeof v === "object") {
-				Object.keys(v).forEach(function (kk) {
-					if (v[kk] !== null && typeof v[kk] !== "object") parts.push(k + "." + kk + ": " + v[kk]);
-				});
-			} else {
-				parts.push(k + ": " + v);
-			}
-		});
-		return parts.length ? parts.join(", ") : null;
+		var p = r && r.provenance;
+		if (!p || typeof p !== "object") return null;
+		var out = el("span", { className: "prov" });
+		if (p.repository) out.appendChild(link("#/repositories", p.repository));
+		if (p.commit) out.appendChild(el("span", null, " @ ", el("code", { title: p.commit, text: String(p.commit).slice(0, 12) })));
+		if (p.pullRequest !== null && p.pullRequest !== undefined) out.appendChild(document.createTextNode(", pull request #" + p.pullRequest));
+		if (p.author) out.appendChild(document.createTextNode(", by " + p.author));
+		if (p.committedAt) out.appendChild(document.createTextNode(", " + fmtDate(p.committedAt)));
+		return out.childNodes.length ? out : null;
+	}
+
+	/* "+n" / "−n" against the previous revision's count. */
+	function delta(r, prev, key) {
+		var n = count(r.counts, key);
+		if (n === null) return "—";
+		if (!prev) return String(n);
+		var d = n - (count(prev.counts, key) || 0);
+		return d === 0 ? String(n) : n + " (" + (d > 0 ? "+" : "−") + Math.abs(d) + ")";
+	}
+
+	/* Newest first, each with the revision before it (for the changes). */
+	function history(revs) {
+		var asc = revs.slice().sort(function (a, b) { return a.revision - b.revision; });
+		return asc.map(function (r, i) {
+			var x = {};
+			Object.keys(r).forEach(function (k) { x[k] = r[k]; });
+			x.prev = i > 0 ? asc[i - 1] : null;
+			return x;
+		}).reverse();
 	}
 
 	function pageCatalog(gen, cat) {
@@ -216,12 +229,12 @@
 				{ label: "Revision", cls: "num", get: function (r) { return r.revision; } },
 				{ label: "Current", get: function (r) { return r.current ? "yes" : ""; } },
 				{ label: "Created", get: function (r) { return fmtDate(r.createdAt); } },
-				{ label: "Packages", cls: "num", get: function (r) { var n = count(r.counts, "packages"); return n === null ? "—" : n; } },
-				{ label: "Bundles", cls: "num", get: function (r) { var n = count(r.counts, "bundles"); return n === null ? "—" : n; } },
-				{ label: "Channels", cls: "num wide", get: function (r) { var n = count(r.counts, "channels"); return n === null ? "—" : n; } },
+				{ label: "Packages", cls: "num", get: function (r) { return delta(r, r.prev, "packages"); } },
+				{ label: "Bundles", cls: "num", get: function (r) { return delta(r, r.prev, "bundles"); } },
+				{ label: "Channels", cls: "num wide", get: function (r) { return delta(r, r.prev, "channels"); } },
 				{ label: "Digest", cls: "wide", get: function (r) { return el("code", { title: r.digest, text: shortDigest(r.digest) }); } },
-				{ label: "Provenance", get: function (r) { return provenance(r) || el("span", { className: "muted", text: "—" }); } }
-			], revs.slice().sort(function (a, b) { return b.revision - a.revision; })) : empty("No revision yet: push content with PUT " + base + "/content.");
+				{ label: "Provenance", get: function (r) { return provenance(r) || el("span", { className: "muted", text: "upload" }); } }
+			], history(revs)) : empty("No revision yet: push content with PUT " + base + "/content.");
 			var pkgTable = pkgs.length ? table(pkgs.length + " packages", [
 				{ label: "Package", get: function (p) { return link("#/catalogs/" + seg(cat) + "/packages/" + seg(p.name), p.name); } },
 				{ label: "Default channel", get: function (p) { return p.defaultChannel || "—"; } },

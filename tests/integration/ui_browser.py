@@ -67,7 +67,7 @@ try:
     cells = [c.text.strip() for c in row.find_elements(By.XPATH, "./th|./td")]
     print("catalog row:", cells)
     check(cells[3] == args.packages, "catalogs page: packages %r, expected %s" % (cells[3], args.packages))
-    check(cells[1] == "1", "catalogs page: revision %r, expected 1" % cells[1])
+    check(cells[1] == "2", "catalogs page: revision %r, expected 2" % cells[1])
     check(int(cells[4] or 0) > 0, "catalogs page: no bundle count")
     check(driver.find_element(By.CSS_SELECTOR, "nav a[aria-current='page']").text == "Catalogs",
           "catalogs page: navigation does not mark the current page")
@@ -86,7 +86,16 @@ try:
     pkg_links = driver.find_elements(By.XPATH, "//section[@aria-labelledby='h-pkgs']//tbody//a")
     check(len(pkg_links) == int(args.packages), "catalog page lists %d packages, expected %s" % (len(pkg_links), args.packages))
     revs = driver.find_elements(By.XPATH, "//section[@aria-labelledby='h-revs']//tbody/tr")
-    check(len(revs) == 1, "catalog page: %d revisions, expected 1" % len(revs))
+    check(len(revs) == 2, "catalog page: %d revisions, expected 2" % len(revs))
+    if len(revs) == 2:
+        newest = [c.text.strip() for c in revs[0].find_elements(By.XPATH, "./th|./td")]
+        oldest = [c.text.strip() for c in revs[1].find_elements(By.XPATH, "./th|./td")]
+        print("revisions:", newest, oldest)
+        n = int(args.packages)
+        check(newest[0] == "2" and newest[1] == "yes" and newest[3] == "%d (+1)" % n,
+              "newest revision row %r: expected revision 2, current, %d (+1) packages" % (newest, n))
+        check(oldest[0] == "1" and oldest[3] == str(n - 1) and oldest[-1] == "upload",
+              "oldest revision row %r: expected revision 1, %d packages, an upload" % (oldest, n - 1))
     shot("2-catalog")
     severe("catalog")
 

@@ -79,11 +79,21 @@ req GET /ui/..%2fapi; expect_code 404 "a path outside ui/"
 req POST /ui/; expect_code 405 "POST /ui/"
 
 # ---- the real catalog
+# revision 1 lacks one package (not kepler-operator), revision 2 is the whole
+# catalog: the history shows both and the change between them.
+DROP=$(ls "$CATALOG" | grep -v '^kepler-operator$' | head -n 1)
+mkdir "$T/partial"
+for d in "$CATALOG"/*; do
+	[ "$(basename "$d")" = "$DROP" ] || ln -s "$d" "$T/partial/"
+done
+tar -C "$T/partial" -czhf "$T/partial.tgz" .
 tar -C "$CATALOG" -czf "$T/cat.tgz" .
 req POST /v1/catalogs -H "$AUTH" -H 'Content-Type: application/json' -d '{"name":"community"}'
 expect_code 201 "create catalog"
+req PUT /v1/catalogs/community/content -H "$AUTH" -H 'Content-Type: application/gzip' --data-binary "@$T/partial.tgz"
+expect_code 201 "push the catalog without $DROP"
 req PUT /v1/catalogs/community/content -H "$AUTH" -H 'Content-Type: application/gzip' --data-binary "@$T/cat.tgz"
-expect_code 201 "push the catalog"
+expect_code 201 "push the whole catalog"
 NPKG=$(ls "$CATALOG" | wc -l)
 req GET /v1/catalogs/community/packages/kepler-operator
 expect_code 200 "kepler-operator"
