@@ -32,9 +32,10 @@ int chk_run_catalogs(chk_ctx *c, chk_out *o, fbc_error *err)
 
 	if (c->affected.len == 0) {
 		if (addmode_bundles(c) && c->settings.layout == FBC_LAYOUT_OPERATORS)
-			return chk_skip(o, "the change adds bundles but touches no catalog: the "
-					   "catalogs they reach through add mode are built by "
-					   "service/addmode, not available in this build yet");
+			return chk_skip(o, "the change adds bundles but touches no catalog: a "
+					   "template package's catalogs come in a later pull "
+					   "request, and the catalogs an add-mode package reaches "
+					   "are not built by the checks yet (service/addmode)");
 		return chk_summary(o, "no catalog is affected by this change");
 	}
 	for (size_t i = 0; i < c->affected.len; i++) {
