@@ -102,23 +102,23 @@ try:
     # ---- the package, by its link; its graphs
     driver.find_element(By.XPATH, "//section[@aria-labelledby='h-pkgs']//a[normalize-space()='%s']" % args.package).click()
     h1("Package " + args.package)
-    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".channel .graph svg")
-               and not d.find_elements(By.XPATH, "//*[contains(@class,'graph')]/p[contains(., 'Drawing')]"))
-    chans = driver.find_elements(By.CSS_SELECTOR, "section.channel")
-    check(len(chans) >= 1, "package page: no channel")
-    graphs = driver.find_elements(By.CSS_SELECTOR, ".channel .graph svg")
-    check(len(graphs) == len(chans), "package page: %d graphs for %d channels" % (len(graphs), len(chans)))
-    first = chans[0]
-    check("default" in first.find_element(By.TAG_NAME, "h3").text, "the default channel is not first")
-    check(first.find_element(By.CSS_SELECTOR, "code.head").text == args.head,
-          "head shown %r, expected %r" % (first.find_element(By.CSS_SELECTOR, "code.head").text, args.head))
-    svg = first.find_element(By.CSS_SELECTOR, ".graph svg")
-    size = svg.size
-    check(size["width"] > 50 and size["height"] > 20, "graph picture is empty: %r" % size)
-    svg_text = driver.execute_script("return arguments[0].textContent", svg)
-    check(args.head in svg_text, "the graph picture does not show the head %s" % args.head)
-    check(args.head in first.find_element(By.CSS_SELECTOR, ".graph").get_attribute("aria-label"),
-          "the graph has no accessible name with its head")
+    # the facts of the drawn page, read in one go once every graph is drawn
+    facts = WebDriverWait(driver, 30).until(lambda d: d.execute_script("""
+        var chans = document.querySelectorAll("section.channel");
+        if (!chans.length || document.querySelectorAll(".channel .graph p.muted").length) return null;
+        var first = chans[0], svg = first.querySelector(".graph svg");
+        if (!svg) return null;
+        var r = svg.getBoundingClientRect();
+        return {chans: chans.length, graphs: document.querySelectorAll(".channel .graph svg").length,
+                h3: first.querySelector("h3").textContent, head: first.querySelector("code.head").textContent,
+                w: r.width, h: r.height, text: svg.textContent,
+                label: first.querySelector(".graph").getAttribute("aria-label")};"""))
+    check(facts["graphs"] == facts["chans"], "package page: %d graphs for %d channels" % (facts["graphs"], facts["chans"]))
+    check("default" in facts["h3"], "the default channel is not first")
+    check(facts["head"] == args.head, "head shown %r, expected %r" % (facts["head"], args.head))
+    check(facts["w"] > 50 and facts["h"] > 20, "graph picture is empty: %r" % ((facts["w"], facts["h"]),))
+    check(args.head in facts["text"], "the graph picture does not show the head %s" % args.head)
+    check(args.head in (facts["label"] or ""), "the graph has no accessible name with its head")
     bundles = driver.find_elements(By.XPATH, "//section[@aria-labelledby='h-bundles']//tbody/tr")
     check(len(bundles) > 0, "package page: no bundle")
     shot("3-package")
@@ -160,7 +160,7 @@ try:
     driver.set_window_size(390, 844)
     driver.get(args.base + "/ui/#/catalogs/%s/packages/%s" % (args.catalog, args.package))
     h1("Package " + args.package)
-    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".channel .graph svg"))
+    WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".channel .graph svg"))
     over = driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
     check(over <= 1, "phone layout scrolls sideways by %spx" % over)
     shot("7-phone-package")
