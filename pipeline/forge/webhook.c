@@ -53,6 +53,7 @@ static int take(char **out, json_t *root, const char *path, bool required, fbc_e
 {
 	json_t *j = at(root, path);
 
+	free(*out); /* a later field may replace an earlier one (comment author) */
 	*out = NULL;
 	if (!j || json_is_null(j)) {
 		if (required)
