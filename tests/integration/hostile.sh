@@ -23,6 +23,11 @@ FBCD=$1 CATALOG=$2
 HERE=$(cd "$(dirname "$0")" && pwd)
 LIB=$HERE/../lib
 SECONDS_FLOOD=${HOSTILE_SECONDS:-15}
+# Latency bounds are the issue's figures for the normal build; the
+# sanitizer build (FBCD_SANITIZED=1) runs everything several times slower
+# on a shared machine and gets SLOW times the bounds.
+SLOW=1
+[ "${FBCD_SANITIZED:-0}" = 1 ] && SLOW=5
 
 command -v curl >/dev/null || skip "curl is not installed"
 command -v python3 >/dev/null || skip "python3 is not installed"
@@ -75,9 +80,9 @@ req PUT /v1/catalogs/ex/content -H "$AUTH" -H 'Content-Type: application/gzip' -
 expect_code 201 "push the example catalog"
 
 # ---- 1. connection flood from 127.0.0.1; a client on 127.0.0.2 measures
-python3 - "$PORT" "$SECONDS_FLOOD" <<'PY' && pass || fail "connection flood"
+python3 - "$PORT" "$SECONDS_FLOOD" "$SLOW" <<'PY' && pass || fail "connection flood"
 import resource, socket, sys, threading, time
-port, secs = int(sys.argv[1]), float(sys.argv[2])
+port, secs, slow = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 want = 3300
 if hard != resource.RLIM_INFINITY and hard < want:
@@ -135,15 +140,15 @@ lat.sort()
 print("    flood: %d connections opened from 127.0.0.1 over %.0f s (%d held at the end); "
       "127.0.0.2: %d requests, max %.0f ms, p50 %.1f ms, %d failed"
       % (opened[0], secs, live, len(lat), lat[-1] * 1e3, lat[len(lat) // 2] * 1e3, len(bad)))
-sys.exit(0 if not bad and lat[-1] < 1.0 and opened[0] >= N else 1)
+sys.exit(0 if not bad and lat[-1] < 1.0 * slow and opened[0] >= N else 1)
 PY
 
 # ---- 3. refused from the head, before the body: the answer comes without
 # a body byte sent, and the connection is closed after at most a few MB of
 # socket buffers (a server that read on would take all 400 MB)
-python3 - "$PORT" "$ADMIN" <<'PY' && pass || fail "refused before the body"
+python3 - "$PORT" "$ADMIN" "$SLOW" <<'PY' && pass || fail "refused before the body"
 import socket, sys, time
-port, admin = int(sys.argv[1]), sys.argv[2]
+port, admin, slow = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 BIG = 400 * 1000 * 1000
 cases = [
     ("PUT /v1/catalogs/ex/content, no token", b"PUT /v1/catalogs/ex/content HTTP/1.1\r\nHost: x\r\n"
@@ -176,7 +181,7 @@ for what, head, want in cases:
     except OSError:
         pass
     s.close()
-    if want not in first or took > 1 or sent > 32 << 20:
+    if want not in first or took > 1 * slow or sent > 32 << 20:
         print("    %s: %r after %.2f s, %d body bytes accepted" % (what, first, took, sent))
         ok = False
 sys.exit(0 if ok else 1)
@@ -237,9 +242,9 @@ PY
 # looked up again), p99 < 50 ms
 curl -sf "$B/v1/catalogs/ex/packages" >/dev/null
 PGPID=$(head -1 "$PGDIR/data/postmaster.pid")
-python3 - "$PORT" "$PGPID" <<'PY' && pass || fail "cached reads while PostgreSQL is frozen"
+python3 - "$PORT" "$PGPID" "$SLOW" <<'PY' && pass || fail "cached reads while PostgreSQL is frozen"
 import os, signal, socket, subprocess, sys, threading, time
-port, pgpid = int(sys.argv[1]), int(sys.argv[2])
+port, pgpid, slow = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
 def pg_procs():
     out = subprocess.run(["pgrep", "-P", str(pgpid)], capture_output=True, text=True).stdout.split()
     return [pgpid] + [int(p) for p in out]
@@ -276,7 +281,7 @@ for path, l in lat.items():
     l.sort()
     p99 = l[int(len(l) * 0.99)]
     print("    PostgreSQL frozen 4 s: %s %d requests, p99 %.1f ms, max %.0f ms" % (path, len(l), p99 * 1e3, l[-1] * 1e3))
-    ok = ok and p99 < 0.05
+    ok = ok and p99 < 0.05 * slow
 if errs: print("    errors:", errs[:5])
 sys.exit(0 if ok else 1)
 PY
