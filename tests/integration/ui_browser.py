@@ -48,12 +48,14 @@ def shot(name):
     driver.save_screenshot(os.path.join(args.shots, name + ".png"))
 
 
-def h1(text):
-    wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main h1"), text))
-
-
 def no_loading():
     wait.until(lambda d: not d.find_elements(By.XPATH, "//main//p[contains(., 'Loading')]"))
+
+
+def h1(text):
+    # the title shows while the page loads: wait for the page itself too
+    wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main h1"), text))
+    no_loading()
 
 
 try:
