@@ -73,17 +73,36 @@ static bool v1_successor(const fbc_bundle *b, const char *channel, const char *c
 	return false;
 }
 
-/* Better = not deprecated, higher version, higher release. */
+#define RELEASE_MAX 256
+
+/* §3.2: a bundle's release is its olm.package `release`, or else the
+ * registry+v1 build metadata of its version (`1.0.0+2` is release 2) when
+ * that parses as a release; "" (lowest) otherwise. buf holds the copy. */
+static const char *v1_release(const fbc_bundle *b, char buf[RELEASE_MAX])
+{
+	if (b->release && *b->release)
+		return b->release;
+	if (b->semver.build && b->semver.build_len < RELEASE_MAX &&
+	    fbc_release_validate(b->semver.build, b->semver.build_len, NULL) == 0) {
+		memcpy(buf, b->semver.build, b->semver.build_len);
+		buf[b->semver.build_len] = 0;
+		return buf;
+	}
+	return "";
+}
+
+/* Better = not deprecated, higher version, higher release (steps 2-3). */
 static int v1_cmp(const fbc_bundle *a, const fbc_bundle *b)
 {
 	bool da = is_deprecated(a), db = is_deprecated(b);
+	char ra[RELEASE_MAX], rb[RELEASE_MAX];
 	int r;
 
 	if (da != db)
 		return da ? 1 : -1;
 	if ((r = fbc_semver_compare(&a->semver, &b->semver)) != 0)
 		return -r;
-	return -fbc_release_compare(a->release ? a->release : "", b->release ? b->release : "");
+	return -fbc_release_compare(v1_release(a, ra), v1_release(b, rb));
 }
 
 typedef struct v1_pick {
@@ -148,9 +167,9 @@ static int v1_select(r_ctx *c, size_t i, bool with_deps, v1_pick *out)
 			if (range && !fbc_semver_range_contains(range, &plain))
 				continue;
 			if (successors) {
+				char rel[RELEASE_MAX];
 				bool self = fbc_semver_compare(&b->semver, &cur_ver) == 0 &&
-					    fbc_release_compare(b->release ? b->release : "",
-								cur_rel) == 0;
+					    fbc_release_compare(v1_release(b, rel), cur_rel) == 0;
 				if (!self && !v1_successor(b, r->channel,
 							   c->req->installed[cur].bundle, &cur_ver))
 					continue;
