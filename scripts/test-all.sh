@@ -52,7 +52,7 @@ if bash .ci/format-check; then passed=$((passed + 1)); else failed=$((failed + 1
 
 run_build build
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
+	LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0 \
 	run_build build-asan -Db_sanitize=address,undefined -Db_lundef=false
 
 echo
