@@ -11,7 +11,7 @@ packages=(
 	postgresql postgresql-contrib
 	clang clang-format jq curl python3 time tar gzip
 	nodejs npm wrk nginx-light docker-registry skopeo umoci apache2-utils openssl
-	chromium chromium-driver python3-selenium
+	chromium chromium-driver python3-selenium prometheus
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -31,7 +31,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 # The packaged services must not hold ports our tests use.
-for svc in nginx docker-registry postgresql; do
+for svc in nginx docker-registry postgresql prometheus; do
 	if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$svc" 2>/dev/null; then
 		systemctl stop "$svc" || true
 	fi
