@@ -7,6 +7,7 @@
 #include "service/base/log.h"
 
 #include "api/http/config.h"
+#include "api/http/handlers.h"
 #include "db/db.h"
 #include "pipeline/ingest/ingest.h"
 #include "pipeline/queue/queue.h"
@@ -16,14 +17,25 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A job of this process made a revision: the server's "latest" answers
+ * must not wait for their cache to expire. */
+static void revision_created(void *app, const char *catalog)
+{
+	(void)catalog;
+	fbc_http_app_forget_revisions(app);
+}
+
 int fbc_cli_queue_start(fbc_queue **out, fbc_db *db, const fbc_http_config *cfg, void *app,
 			fbc_error *err)
 {
 	static fbc_pipeline_env env; /* one queue per process */
 	fbc_queue_options qo;
 
-	(void)app;
 	env.data_dir = cfg->data_dir;
+	if (app) {
+		env.revision_created = revision_created;
+		env.revision_created_ctx = app;
+	}
 	memset(&qo, 0, sizeof(qo));
 	qo.workers = cfg->workers < 0 ? 0 : (unsigned)cfg->workers;
 	qo.lease_ms = cfg->job_lease_s * 1000;

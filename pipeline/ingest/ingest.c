@@ -65,8 +65,9 @@ int fbc_ingest_mirror(char **path, fbc_db *db, const fbc_pipeline_env *env, json
 }
 
 /* Load, validate and store one catalog; appends its outcome to out. */
-static int store_catalog(json_t *out, fbc_db *db, const char *catalog, fbc_tree *tree,
-			 const char *url, const fbc_db_provenance *prov, fbc_error *err)
+static int store_catalog(json_t *out, const fbc_pipeline_env *env, fbc_db *db, const char *catalog,
+			 fbc_tree *tree, const char *url, const fbc_db_provenance *prov,
+			 fbc_error *err)
 {
 	fbc_catalog *cat = NULL;
 	fbc_diags diags;
@@ -105,6 +106,8 @@ static int store_catalog(json_t *out, fbc_db *db, const char *catalog, fbc_tree 
 	int64_t number = json_integer_value(json_object_get(rev, "revision"));
 	if ((rc = fbc_db_revision_provenance(db, catalog, number, prov, err)))
 		goto done;
+	if (created && env->revision_created)
+		env->revision_created(env->revision_created_ctx, catalog);
 	item = json_pack("{s:s,s:b,s:I,s:O,s:b}", "catalog", catalog, "valid", 1, "revision",
 			 (json_int_t)number, "digest", json_object_get(rev, "digest"), "created",
 			 created);
@@ -169,7 +172,7 @@ int fbc_ingest_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc_error
 		for (size_t i = 0; i < fbc_repo_catalogs_count(rc_cats) && rc == 0; i++) {
 			fbc_tree *ct = NULL;
 			if ((rc = fbc_repo_catalogs_tree(&ct, rc_cats, i, err)) == 0)
-				rc = store_catalog(cats, ctx->db,
+				rc = store_catalog(cats, env, ctx->db,
 						   fbc_repo_catalogs_name(rc_cats, i), ct,
 						   jstr(repo, "url", NULL), &prov, err);
 			fbc_tree_free(ct);
@@ -177,7 +180,8 @@ int fbc_ingest_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc_error
 	} else if (rc == FBC_ENOTFOUND) {
 		/* plain layout: the root is the catalog named after the repository */
 		fbc_error_init(err);
-		rc = store_catalog(cats, ctx->db, name, tree, jstr(repo, "url", NULL), &prov, err);
+		rc = store_catalog(cats, env, ctx->db, name, tree, jstr(repo, "url", NULL), &prov,
+				   err);
 	}
 	if (rc)
 		goto done;

@@ -19,6 +19,10 @@
 /* What handlers need beyond the database (fbc_queue_options.app). */
 typedef struct fbc_pipeline_env {
 	const char *data_dir; /* mirrors live in <data_dir>/mirrors/<repo>.git */
+	/* Called after a job made a new revision of catalog, so that a server
+	 * in the same process stops answering "latest" from its caches. */
+	void (*revision_created)(void *ctx, const char *catalog);
+	void *revision_created_ctx;
 } fbc_pipeline_env;
 
 /* Fetch the repository's mirror (tracked branch and review refs) under the
