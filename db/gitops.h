@@ -188,6 +188,10 @@ int fbc_db_revision_provenance(fbc_db *db, const char *catalog, int64_t number,
 			       const fbc_db_provenance *p, fbc_error *err);
 /* The mirror of repository was fetched; head is the tracked branch's commit. */
 int fbc_db_repo_fetched(fbc_db *db, const char *repository, const char *head, fbc_error *err);
+/* Repositories with pollSeconds > 0 and no live repo.poll job (key
+ * "poll:<name>"): [{"name", "delayMs"}], delayMs being what remains of
+ * pollSeconds since the mirror was last fetched (0 when never or overdue). */
+int fbc_db_repo_poll_due(json_t **out, fbc_db *db, fbc_error *err);
 /* Remember a commit fbcd has looked at (idempotent). */
 int fbc_db_commit_seen(fbc_db *db, const fbc_db_provenance *p, fbc_error *err);
 /* The merged pull request whose merge (head or merge commit) is sha, 0 when

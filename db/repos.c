@@ -739,3 +739,39 @@ int fbc_db_bundle_history(json_t **out, fbc_db *db, const char *catalog, const c
 	return db_query_json(out, db, &st, (const char *[]){catalog, package, bundle}, "bundle",
 			     err);
 }
+
+int fbc_db_repo_poll_due(json_t **out, fbc_db *db, fbc_error *err)
+{
+	/* delay: what remains of pollSeconds since the last fetch (0 when the
+	 * mirror was never fetched or is overdue) */
+	static const db_stmt st = {
+		"repo_poll_due",
+		"SELECT r.name, CASE WHEN r.fetched_at IS NULL THEN 0 ELSE greatest(0, "
+		"(extract(epoch FROM r.fetched_at - now()) + r.poll_seconds) * 1000)::bigint END "
+		"FROM repositories r WHERE r.poll_seconds > 0 AND NOT EXISTS (SELECT 1 FROM jobs j "
+		"WHERE j.kind = 'repo.poll' AND j.key = 'poll:' || r.name AND j.state IN "
+		"('queued', 'running')) ORDER BY r.name",
+		0};
+	PGresult *res = NULL;
+	json_t *arr;
+	int rc;
+
+	if ((rc = db_query(&res, db, &st, NULL, err)))
+		return rc;
+	if (!(arr = json_array())) {
+		PQclear(res);
+		return fbc_error_set(err, FBC_ENOMEM, "repositories", "out of memory");
+	}
+	for (int i = 0; i < PQntuples(res); i++)
+		if (json_array_append_new(
+			    arr, json_pack("{s:s,s:I}", "name", PQgetvalue(res, i, 0), "delayMs",
+					   (json_int_t)strtoll(PQgetvalue(res, i, 1), NULL, 10))) !=
+		    0) {
+			json_decref(arr);
+			PQclear(res);
+			return fbc_error_set(err, FBC_ENOMEM, "repositories", "out of memory");
+		}
+	PQclear(res);
+	*out = arr;
+	return 0;
+}

@@ -44,6 +44,7 @@ int fbc_cli_queue_start(fbc_queue **out, fbc_db *db, const fbc_http_config *cfg,
 	qo.kinds = fbc_queue_builtin_kinds(&qo.n_kinds);
 	qo.app = &env;
 	qo.log = true;
+	qo.tick = fbc_poll_schedule;
 	return fbc_queue_start(out, db, &qo, err);
 }
 

@@ -35,6 +35,10 @@ int fbc_ingest_mirror(char **path, fbc_db *db, const fbc_pipeline_env *env, json
 	if ((size_t)snprintf(dir, sizeof(dir), "%s/mirrors", env->data_dir) >= sizeof(dir))
 		return fbc_error_set(err, FBC_EINVAL, env->data_dir,
 				     "data directory path too long");
+	/* `fbcd worker` may be the first to use its data directory */
+	if (mkdir(env->data_dir, 0700) != 0 && errno != EEXIST)
+		return fbc_error_set(err, FBC_EIO, env->data_dir, "cannot create: %s",
+				     strerror(errno));
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
 		return fbc_error_set(err, FBC_EIO, dir, "cannot create: %s", strerror(errno));
 	snprintf(dir, sizeof(dir), "%s/mirrors/%s.git", env->data_dir, name);

@@ -34,4 +34,16 @@ int fbc_ingest_mirror(char **path, fbc_db *db, const fbc_pipeline_env *env, json
 /* The repo.ingest handler: payload {"repository", "commit"}. */
 int fbc_ingest_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc_error *err);
 
+/* The repo.poll handler (poll.c): payload {"repository"}. Fetches the mirror
+ * and, when the tracked branch's tip is not the repository's head commit
+ * (the last one ingested), enqueues repo.ingest of the tip under the key a
+ * push webhook would use. Result {"head", "moved", "ingest"?}. */
+int fbc_poll_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc_error *err);
+
+/* Enqueue a repo.poll job, delayed to its due time, for every repository
+ * with pollSeconds > 0 and none live (fbc_db_repo_poll_due). Called by the
+ * queue's periodic tick of every fbcd serve/worker process; the job key
+ * keeps replicas from doubling polls. */
+int fbc_poll_schedule(fbc_db *db, fbc_error *err);
+
 #endif

@@ -39,6 +39,7 @@ static int noop_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc_erro
 static const fbc_queue_kind kinds[] = {
 	{"noop", noop_run, true},
 	{"repo.ingest", fbc_ingest_run, false},
+	{"repo.poll", fbc_poll_run, false},
 };
 
 const fbc_queue_kind *fbc_queue_builtin_kinds(size_t *n)

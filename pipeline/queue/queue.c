@@ -57,6 +57,8 @@ struct fbc_queue {
 	unsigned n_threads;
 	bool heartbeat_ok, listener_ok;
 	atomic_llong last_requeue_ms;
+	atomic_llong last_tick_ms;
+	atomic_bool tick_failing;
 	struct worker_arg args[MAX_WORKERS];
 };
 
@@ -274,6 +276,22 @@ static void *worker_main(void *arg)
 							  FBC_LOG_NUM("jobs", n)},
 					2, "jobs with an expired lease returned to the queue");
 		}
+		long long last_tick = atomic_load(&q->last_tick_ms);
+		if (q->opt.tick && t - last_tick > (long long)q->opt.tick_ms &&
+		    atomic_compare_exchange_strong(&q->last_tick_ms, &last_tick, t)) {
+			fbc_error_init(&err);
+			if (q->opt.tick(q->db, &err) != 0) {
+				if (!atomic_exchange(&q->tick_failing, true))
+					fbc_log(FBC_LOG_WARN,
+						(fbc_log_field[]){
+							FBC_LOG_STR("worker", q->worker),
+							FBC_LOG_STR("error", err.message)},
+						2, "periodic queue work failed");
+			} else {
+				atomic_store(&q->tick_failing, false);
+			}
+			fbc_error_init(&err);
+		}
 		memset(&job, 0, sizeof(job));
 		rc = fbc_db_job_claim(&job, q->db, q->worker, q->opt.lease_ms, q->kinds, &err);
 		if (rc == 1) {
@@ -404,6 +422,12 @@ int fbc_queue_start(fbc_queue **out, fbc_db *db, const fbc_queue_options *opt, f
 		q->opt.lease_ms = 30000;
 	if (!q->opt.poll_ms)
 		q->opt.poll_ms = 2000;
+	if (!q->opt.tick_ms) {
+		q->opt.tick_ms = 5 * q->opt.poll_ms;
+		q->opt.tick_ms = q->opt.tick_ms < 1000	  ? 1000
+				 : q->opt.tick_ms > 10000 ? 10000
+							  : q->opt.tick_ms;
+	}
 	if (!q->opt.retry_base_ms)
 		q->opt.retry_base_ms = 1000;
 	if (gethostname(host, sizeof(host)) != 0)

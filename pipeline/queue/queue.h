@@ -61,6 +61,11 @@ typedef struct fbc_queue_options {
 	size_t n_kinds;
 	void *app;
 	bool log; /* one stderr line per job transition */
+	/* Called every tick_ms (0 = 5 * poll_ms, within 1 s to 10 s) by one of
+	 * the process's idle threads: periodic work such as scheduling polls.
+	 * Its failures are logged once until it succeeds again. May be NULL. */
+	int (*tick)(fbc_db *db, fbc_error *err);
+	unsigned tick_ms;
 } fbc_queue_options;
 
 int fbc_queue_start(fbc_queue **out, fbc_db *db, const fbc_queue_options *opt, fbc_error *err);
