@@ -113,57 +113,31 @@ int chk_catalog_get(chk_catalog **out, chk_ctx *c, bool head, const char *dir, f
 	return 0;
 }
 
+struct dirs_ctx {
+	fbc_vec *out;
+	chk_ctx *c;
+};
+
+static int add_dir(const char *dir, const char *name, void *ctx, fbc_error *err)
+{
+	struct dirs_ctx *d = ctx;
+
+	(void)name;
+	if (chk_strvec_add(d->out, fbc_arena_strdup(d->c->arena, dir)))
+		return fbc_error_set(err, FBC_ENOMEM, dir, "out of memory");
+	return 0;
+}
+
 int chk_catalog_dirs(fbc_vec *out, chk_ctx *c, fbc_tree *t, fbc_error *err)
 {
-	const fbc_settings *s = &c->settings;
+	struct dirs_ctx d = {out, c};
+	int rc;
 
-	if (s->layout == FBC_LAYOUT_PLAIN)
+	if (c->settings.layout == FBC_LAYOUT_PLAIN)
 		return chk_strvec_add(out, "") ? fbc_error_set(err, FBC_ENOMEM, "", "out of memory")
 					       : 0;
-	for (size_t i = 0; i < s->n_catalogs; i++) {
-		/* glob "a/b/<star>": list a/b; a glob with no star names one directory */
-		const char *glob = s->catalogs[i].path;
-		const char *star = strchr(glob, '*');
-		fbc_vec v;
-		char *parent;
-
-		if (!star) {
-			fbc_tree_entry e = {0};
-			fbc_error e2;
-
-			if (fbc_tree_stat(t, &e, glob, &e2) == 0 && e.kind == FBC_TREE_DIR &&
-			    chk_strvec_add(out, fbc_arena_strdup(c->arena, glob)))
-				return fbc_error_set(err, FBC_ENOMEM, glob, "out of memory");
-			fbc_tree_entry_dispose(&e);
-			continue;
-		}
-		if (strcmp(star, "*") != 0 || (star != glob && star[-1] != '/'))
-			continue; /* only a trailing "/<star>" component is supported */
-		parent = strndup(glob, star == glob ? 0 : (size_t)(star - glob - 1));
-		if (!parent)
-			return fbc_error_set(err, FBC_ENOMEM, glob, "out of memory");
-		fbc_vec_init(&v, sizeof(fbc_tree_entry));
-		if (fbc_tree_list(t, &v, parent, err) == 0) {
-			for (size_t k = 0; k < v.len; k++) {
-				fbc_tree_entry *e = FBC_VEC_AT(&v, fbc_tree_entry, k);
-				char *p;
-
-				if (e->kind != FBC_TREE_DIR)
-					continue;
-				p = fbc_tree_join(parent, e->name);
-				if (!p || chk_strvec_add(out, fbc_arena_strdup(c->arena, p))) {
-					free(p);
-					free(parent);
-					fbc_tree_entries_dispose(&v);
-					return fbc_error_set(err, FBC_ENOMEM, glob,
-							     "out of memory");
-				}
-				free(p);
-			}
-		}
-		fbc_tree_entries_dispose(&v);
-		free(parent);
-	}
+	if ((rc = fbc_settings_catalog_dirs(&c->settings, t, add_dir, &d, err)) != 0)
+		return rc;
 	chk_strvec_sort_unique(out);
 	return 0;
 }

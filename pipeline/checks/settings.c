@@ -1,5 +1,6 @@
 /* Parsers of .fbcd.yaml, config.yaml, ci.yaml and CODEOWNERS, and look-ups over them. */
 #include "pipeline/checks/settings.h"
+#include "service/base/tree.h"
 #include "service/load/load.h"
 
 #include <jansson.h>
@@ -669,4 +670,86 @@ bool fbc_login_in(const char *login, const char *const *list, size_t n)
 		if (list[i] && strcasecmp(list[i], login) == 0)
 			return true;
 	return false;
+}
+
+/* "{dir}" in pattern replaced by dir (malloc'd). */
+static char *catalog_name(const char *pattern, const char *dir)
+{
+	const char *at;
+	char *out;
+	size_t n;
+
+	if (!pattern)
+		return strdup(dir);
+	at = strstr(pattern, "{dir}");
+	if (!at)
+		return strdup(pattern);
+	n = strlen(pattern) - 5 + strlen(dir);
+	if (!(out = malloc(n + 1)))
+		return NULL;
+	snprintf(out, n + 1, "%.*s%s%s", (int)(at - pattern), pattern, dir, at + 5);
+	return out;
+}
+
+static int catalog_visit(const char *dir, const char *pattern, fbc_settings_catalog_fn fn,
+			 void *ctx, fbc_error *err)
+{
+	const char *base = strrchr(dir, '/');
+	char *name = catalog_name(pattern, base ? base + 1 : dir);
+	int rc;
+
+	if (!name)
+		return fbc_error_set(err, FBC_ENOMEM, dir, "out of memory");
+	rc = fn(dir, name, ctx, err);
+	free(name);
+	return rc;
+}
+
+int fbc_settings_catalog_dirs(const fbc_settings *s, fbc_tree *t, fbc_settings_catalog_fn fn,
+			      void *ctx, fbc_error *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < s->n_catalogs && rc == 0; i++) {
+		const char *glob = s->catalogs[i].path;
+		const char *star = strchr(glob, '*');
+		fbc_vec v;
+		char *parent;
+
+		if (!star) {
+			fbc_tree_entry e = {0};
+			fbc_error e2;
+
+			if (fbc_tree_stat(t, &e, glob, &e2) == 0 && e.kind == FBC_TREE_DIR)
+				rc = catalog_visit(glob, s->catalogs[i].name, fn, ctx, err);
+			fbc_tree_entry_dispose(&e);
+			continue;
+		}
+		if (strcmp(star, "*") != 0 || (star != glob && star[-1] != '/'))
+			continue; /* only a trailing "/<star>" component is supported */
+		parent = strndup(glob, star == glob ? 0 : (size_t)(star - glob - 1));
+		if (!parent)
+			return fbc_error_set(err, FBC_ENOMEM, glob, "out of memory");
+		fbc_vec_init(&v, sizeof(fbc_tree_entry));
+		if (fbc_tree_list(t, &v, parent, err) == 0) {
+			fbc_tree_entries_sort(&v);
+			for (size_t k = 0; k < v.len && rc == 0; k++) {
+				fbc_tree_entry *e = FBC_VEC_AT(&v, fbc_tree_entry, k);
+				char *p;
+
+				if (e->kind != FBC_TREE_DIR)
+					continue;
+				if (!(p = fbc_tree_join(parent, e->name)))
+					rc = fbc_error_set(err, FBC_ENOMEM, glob, "out of memory");
+				else
+					rc = catalog_visit(p, s->catalogs[i].name, fn, ctx, err);
+				free(p);
+			}
+		} else {
+			fbc_error_init(err); /* no such directory: no catalog */
+		}
+		fbc_tree_entries_dispose(&v);
+		free(parent);
+	}
+	return rc;
 }

@@ -18,6 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct fbc_tree;
+
 #define FBC_SETTINGS_MAX_BYTES (1u << 20) /* any settings file */
 
 typedef enum fbc_layout {
@@ -115,6 +117,16 @@ bool fbc_settings_waived(const fbc_settings *s, const char *check, const char *p
 const fbc_owner_rule *fbc_settings_owners_of(const fbc_settings *s, const char *path);
 /* GitHub CODEOWNERS pattern match (gitignore rules, exposed for tests). */
 bool fbc_codeowners_match(const char *pattern, const char *path);
+/* The catalog directories of a .fbcd.yaml layout in tree: for each
+ * catalogs[i] (in order), the directory its path names (no '*') or every
+ * directory under it (one trailing "/<star>" component; other globs match
+ * nothing), in name order, with the catalog's name (catalogs[i].name with
+ * "{dir}" replaced by the directory's last component; the directory's name
+ * when unset). fn's non-zero return stops the walk and is returned. */
+typedef int (*fbc_settings_catalog_fn)(const char *dir, const char *name, void *ctx,
+				       fbc_error *err);
+int fbc_settings_catalog_dirs(const fbc_settings *s, struct fbc_tree *t, fbc_settings_catalog_fn fn,
+			      void *ctx, fbc_error *err);
 /* Does a catalog named `name` carry csv metadata only (no olm.bundle.object)? */
 bool fbc_settings_csv_metadata_only(const fbc_settings *s, const char *name);
 /* Case-insensitive membership (GitHub logins). */

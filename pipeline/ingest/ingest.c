@@ -5,6 +5,7 @@
 #include "pipeline/catalogs/catalogs.h"
 #include "pipeline/forge/secret.h"
 #include "pipeline/git/git.h"
+#include "pipeline/checks/settings.h"
 #include "pipeline/git/mirror.h"
 #include "service/fbc/validate.h"
 
@@ -126,6 +127,65 @@ done:
 	return rc;
 }
 
+struct fbcd_ctx {
+	json_t *out;
+	const fbc_pipeline_env *env;
+	fbc_db *db;
+	fbc_tree *tree;
+	const char *url;
+	const fbc_db_provenance *prov;
+};
+
+static int fbcd_store(const char *dir, const char *name, void *ctx, fbc_error *err)
+{
+	struct fbcd_ctx *f = ctx;
+	fbc_tree *sub = NULL;
+	int rc;
+
+	if ((rc = fbc_tree_sub(&sub, f->tree, dir, err)) == 0)
+		rc = store_catalog(f->out, f->env, f->db, name, sub, f->url, f->prov, err);
+	fbc_tree_free(sub);
+	return rc;
+}
+
+/* The .fbcd.yaml layout (pipeline.md §3.1): each directory its `catalogs`
+ * name is one catalog. *found is false (and nothing done) without the file. */
+static int fbcd_catalogs(bool *found, json_t *out, const fbc_pipeline_env *env, fbc_db *db,
+			 fbc_tree *tree, const char *url, const fbc_db_provenance *prov,
+			 fbc_error *err)
+{
+	fbc_tree_blob blob = {0};
+	fbc_settings settings;
+	fbc_arena *arena = NULL;
+	int rc;
+
+	*found = false;
+	rc = fbc_tree_read(tree, &blob, ".fbcd.yaml", FBC_SETTINGS_MAX_BYTES, err);
+	if (rc == FBC_ENOTFOUND) {
+		fbc_error_init(err);
+		return 0;
+	}
+	if (rc)
+		return rc;
+	*found = true;
+	memset(&settings, 0, sizeof(settings));
+	if (fbc_arena_create(&arena, 0) != 0)
+		rc = fbc_error_set(err, FBC_ENOMEM, ".fbcd.yaml", "out of memory");
+	else
+		rc = fbc_settings_parse_fbcd(&settings, arena, ".fbcd.yaml", blob.data, blob.len,
+					     err);
+	if (rc == 0 && settings.n_catalogs == 0)
+		rc = fbc_error_set(err, FBC_EINVAL, ".fbcd.yaml",
+				   "declares no catalogs (catalogs: [{path: ...}])");
+	if (rc == 0) {
+		struct fbcd_ctx f = {out, env, db, tree, url, prov};
+		rc = fbc_settings_catalog_dirs(&settings, tree, fbcd_store, &f, err);
+	}
+	fbc_tree_blob_release(tree, &blob);
+	fbc_arena_free(arena);
+	return rc;
+}
+
 int fbc_ingest_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc_error *err)
 {
 	const fbc_pipeline_env *env = ctx->app;
@@ -168,6 +228,11 @@ int fbc_ingest_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc_error
 		rc = fbc_error_set(err, FBC_ENOMEM, "ingest", "out of memory");
 		goto done;
 	}
+	bool fbcd_layout = false;
+	if ((rc = fbcd_catalogs(&fbcd_layout, cats, env, ctx->db, tree, jstr(repo, "url", NULL),
+				&prov, err)) ||
+	    fbcd_layout)
+		goto stored;
 	rc = fbc_repo_history_from_git(&hist, g, id, err);
 	if (rc == 0)
 		rc = fbc_repo_catalogs_build(&rc_cats, tree, hist, NULL, err);
@@ -187,6 +252,7 @@ int fbc_ingest_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc_error
 		rc = store_catalog(cats, env, ctx->db, name, tree, jstr(repo, "url", NULL), &prov,
 				   err);
 	}
+stored:
 	if (rc)
 		goto done;
 	if ((rc = fbc_db_commit_seen(ctx->db, &prov, err)))

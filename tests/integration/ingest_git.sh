@@ -43,7 +43,21 @@ repositories:
     forge: {kind: github, project: org/plain, api: "http://127.0.0.1:9"}
     credentials: {webhookSecretEnv: WH_SECRET}
     pollSeconds: 0
+  - name: layout
+    url: file://$T/layout
+    branch: main
+    forge: {kind: github, project: org/layout, api: "http://127.0.0.1:9"}
+    credentials: {webhookSecretEnv: WH_SECRET}
+    pollSeconds: 0
 YAML
+# a .fbcd.yaml repository (pipeline.md §3.1): catalogs/<dir> is the catalog community-<dir>
+L=$T/layout
+mkdir -p "$L/catalogs/v1" "$L/catalogs/v2" "$L/notes"
+cp -R "$CATALOG"/. "$L/catalogs/v1"/ && cp -R "$CATALOG"/. "$L/catalogs/v2"/ && cp -R "$CATALOG"/. "$L/notes"/ && chmod -R u+w "$L"
+sed -i 's/^description: .*/description: the second catalog/' "$L/catalogs/v2/example-operator/catalog.yaml"
+printf 'catalogs:\n  - path: catalogs/*\n    name: "community-{dir}"\n' >"$L/.fbcd.yaml"
+git -C "$L" init -q -b main && git -C "$L" add -A && git -C "$L" commit -q -m layout
+L1=$(git -C "$L" rev-parse HEAD)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 B=http://127.0.0.1:$PORT
 WH_SECRET=$SECRET "$FBCD" serve --config "$T/fbcd.yaml" --listen "127.0.0.1:$PORT" \
@@ -147,5 +161,29 @@ J=$(push p-5 "$C4")
 # a commit that does not exist on the remote fails without retrying
 J=$(push p-6 1234567890123456789012345678901234567890)
 [ "$(wait_job "$J")" = failed ] && [ "$(sql "SELECT attempts FROM jobs WHERE id = $J")" = 1 ] && pass || fail "missing commit: $(sql "SELECT state, attempts, error FROM jobs WHERE id = $J")"
+
+# --- the .fbcd.yaml layout: one revision per declared directory, named by the pattern
+push_to() { # REPO DELIVERY SHA -> job id
+	echo "{\"ref\": \"refs/heads/main\", \"before\": \"0000000000000000000000000000000000000000\", \"after\": \"$3\", \"repository\": {\"full_name\": \"org/$1\"}, \"sender\": {\"login\": \"bot\"}}" >"$T/push.json"
+	c=$(deliver push "$2" "$T/push.json")
+	[ "$c" = 202 ] || { fail "push webhook $2: $c $(cat "$T/body")"; return; }
+	python3 -c "import json; print(json.load(open('$T/body'))['job'])"
+}
+J=$(push_to layout l-1 "$L1")
+[ "$(wait_job "$J")" = succeeded ] && pass || fail "ingest of the .fbcd.yaml layout: $(sql "SELECT state, error FROM jobs WHERE id = $J")"
+[ "$(sql "SELECT string_agg(c.name || '@' || r.commit, ' ' ORDER BY c.name) FROM revisions r JOIN catalogs c ON c.id = r.catalog_id WHERE r.repository = 'layout'")" = "community-v1@$L1 community-v2@$L1" ] &&
+	pass || fail ".fbcd.yaml catalogs: $(sql "SELECT result FROM jobs WHERE id = $J")"
+for d in v1 v2; do
+	curl -s "$B/catalogs/community-$d/api/v1/all" >"$T/l.jsonl"
+	"$FBCD" render "$L/catalogs/$d" >"$T/lr.jsonl"
+	cmp -s "$T/l.jsonl" "$T/lr.jsonl" && pass || fail "community-$d differs from fbcd render of catalogs/$d"
+done
+# a .fbcd.yaml that does not parse fails the ingest, naming the file; nothing stored
+printf 'catalogs: [unclosed\n' >"$L/.fbcd.yaml"
+git -C "$L" commit -q -am "broken settings"
+J=$(push_to layout l-2 "$(git -C "$L" rev-parse HEAD)")
+[ "$(wait_job "$J")" = failed ] && sql "SELECT error FROM jobs WHERE id = $J" | grep -q '\.fbcd\.yaml' &&
+	[ "$(sql "SELECT count(*) FROM revisions WHERE repository = 'layout'")" = 2 ] &&
+	pass || fail "broken .fbcd.yaml: $(sql "SELECT state, error FROM jobs WHERE id = $J")"
 kill -0 "$SERVE_PID" && pass || fail "server died"
 finish

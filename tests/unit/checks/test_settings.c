@@ -1,5 +1,6 @@
 /* Parsers of .fbcd.yaml, config.yaml, ci.yaml and CODEOWNERS, and the look-ups over them. */
 #include "pipeline/checks/settings.h"
+#include "service/base/tree.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -112,6 +113,46 @@ static void fbc_settings_parse_fbcd__catalogs_checks_waivers(void **state)
 	fbc_arena_free(a);
 }
 
+static int collect(const char *dir, const char *name, void *ctx, fbc_error *err)
+{
+	char *buf = ctx;
+
+	(void)err;
+	strcat(buf, dir);
+	strcat(buf, "=");
+	strcat(buf, name);
+	strcat(buf, ";");
+	return strcmp(name, "stop") == 0 ? -99 : 0;
+}
+
+static void fbc_settings_catalog_dirs__globs_and_names(void **state)
+{
+	static const char *const paths[] = {"catalogs/b/x.yaml", "catalogs/a/x.yaml",
+					    "catalogs/file.yaml", "one/x.yaml", "deep/a/b/x.yaml"};
+	static const char *const data[] = {"", "", "", "", ""};
+	static const size_t lens[] = {0, 0, 0, 0, 0};
+	fbc_settings_catalog cats[] = {{"catalogs/*", "community-{dir}-x"},
+				       {"one", NULL},
+				       {"missing/*", NULL},
+				       {"deep/*/b", NULL},
+				       {"one", "stop"}};
+	fbc_settings s = {.layout = FBC_LAYOUT_FBCD, .catalogs = cats, .n_catalogs = 4};
+	fbc_tree *t = NULL;
+	fbc_error err;
+	char buf[512] = "";
+
+	(void)state;
+	assert_int_equal(fbc_tree_open_mem(&t, paths, data, lens, 5, "mem", &err), 0);
+	assert_int_equal(fbc_settings_catalog_dirs(&s, t, collect, buf, &err), 0);
+	/* sorted under a glob, files skipped, a missing parent and a middle star match nothing */
+	assert_string_equal(buf, "catalogs/a=community-a-x;catalogs/b=community-b-x;one=one;");
+	s.n_catalogs = 5;
+	buf[0] = 0;
+	/* the callback's failure stops the walk and is returned */
+	assert_int_equal(fbc_settings_catalog_dirs(&s, t, collect, buf, &err), -99);
+	fbc_tree_free(t);
+}
+
 static void fbc_settings_csv_metadata_only__v417_and_later(void **state)
 {
 	fbc_settings s = {0};
@@ -174,6 +215,7 @@ int main(void)
 		cmocka_unit_test(fbc_settings_parse_ci__reviewers_fbc_and_errors),
 		cmocka_unit_test(fbc_settings_parse_config__maintainers_registries_waivers),
 		cmocka_unit_test(fbc_settings_parse_fbcd__catalogs_checks_waivers),
+		cmocka_unit_test(fbc_settings_catalog_dirs__globs_and_names),
 		cmocka_unit_test(fbc_settings_csv_metadata_only__v417_and_later),
 		cmocka_unit_test(fbc_codeowners_match__github_rules),
 		cmocka_unit_test(fbc_settings_owners_of__last_match_wins),
