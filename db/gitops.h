@@ -174,6 +174,26 @@ int fbc_db_delivery_store(bool *dup, int64_t *job_id, fbc_db *db, const fbc_db_d
  * "result", "job", "createdAt"}] and "jobs": its pr.check jobs. */
 int fbc_db_pull_get(json_t **out, fbc_db *db, const char *repository, long number, fbc_error *err);
 
+/* One pr.check run (pipeline.md §5): the engine's JSON document. */
+typedef struct fbc_db_pull_check {
+	const char *repository;
+	long number;
+	const char *head_sha, *base_sha;
+	const char *conclusion; /* success, action_required, failure */
+	const char *result;	/* JSON text */
+} fbc_db_pull_check;
+
+/* Complete pr.check job job_id of worker with job_result and, in the same
+ * transaction, store its pull_checks row (*check_id), set the pull
+ * request's head, and — report_kind not NULL — enqueue the follow-up job
+ * report_kind with key "report:<repository>:<number>:<check id>" and
+ * payload {"repository", "number", "sha", "phase": "final", "pullCheck"}.
+ * FBC_ECONFLICT, nothing stored, when the job is no longer held (superseded
+ * by a newer head, cancelled, or its lease lost). */
+int fbc_db_pull_check_store(int64_t *check_id, fbc_db *db, int64_t job_id, const char *worker,
+			    const fbc_db_pull_check *pc, const char *job_result,
+			    const char *report_kind, fbc_error *err);
+
 /* ---------------------------------------------------------- provenance */
 
 typedef struct fbc_db_provenance {

@@ -2,6 +2,7 @@
  * worker` run, and the diagnostic "noop" kind. */
 #include "pipeline/queue/queue.h"
 #include "pipeline/ingest/ingest.h"
+#include "pipeline/review/review.h"
 #include "service/base/log.h"
 
 #include <stdio.h>
@@ -40,6 +41,7 @@ static const fbc_queue_kind kinds[] = {
 	{"noop", noop_run, true},
 	{"repo.ingest", fbc_ingest_run, false},
 	{"repo.poll", fbc_poll_run, false},
+	{"pr.check", fbc_review_check_run, false},
 };
 
 const fbc_queue_kind *fbc_queue_builtin_kinds(size_t *n)
