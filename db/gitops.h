@@ -194,6 +194,19 @@ int fbc_db_pull_check_store(int64_t *check_id, fbc_db *db, int64_t job_id, const
 			    const fbc_db_pull_check *pc, const char *job_result,
 			    const char *report_kind, fbc_error *err);
 
+/* A stored check: {"id", "repository", "number", "headSha", "baseSha",
+ * "conclusion", "result", "job", "newest": no later check of the pull
+ * request exists}. FBC_ENOTFOUND when absent. */
+int fbc_db_pull_check_get(json_t **out, fbc_db *db, int64_t id, fbc_error *err);
+/* Remember the forge's summary comment id and/or the GitHub check runs
+ * (JSON text) of the pull request; NULL leaves a value as it is. */
+int fbc_db_pull_report_set(fbc_db *db, const char *repository, long number, const char *comment_id,
+			   const char *check_runs, fbc_error *err);
+/* The forge merged the pull request as merge_sha (state becomes merged), or
+ * refused with error (merge_sha NULL; error NULL clears it). */
+int fbc_db_pull_merge_set(fbc_db *db, const char *repository, long number, const char *merge_sha,
+			  const char *error, fbc_error *err);
+
 /* ---------------------------------------------------------- provenance */
 
 typedef struct fbc_db_provenance {

@@ -84,3 +84,62 @@ int fbc_db_pull_check_store(int64_t *check_id, fbc_db *db, int64_t job_id, const
 		*check_id = s.check_id;
 	return 0;
 }
+
+int fbc_db_pull_check_get(json_t **out, fbc_db *db, int64_t id, fbc_error *err)
+{
+	static const db_stmt st = {
+		"pull_check_get",
+		"SELECT jsonb_build_object('id', c.id, 'repository', c.repository, 'number', "
+		"c.number, 'headSha', c.head_sha, 'baseSha', c.base_sha, 'conclusion', "
+		"c.conclusion, 'result', c.result, 'job', c.job_id, 'newest', NOT EXISTS (SELECT 1 "
+		"FROM pull_checks n WHERE n.repository = c.repository AND n.number = c.number AND "
+		"n.id > c.id)) FROM pull_checks c WHERE c.id = $1::bigint",
+		1};
+	char num[24];
+
+	snprintf(num, sizeof(num), "%lld", (long long)id);
+	return db_query_json(out, db, &st, (const char *[]){num}, "pull check", err);
+}
+
+int fbc_db_pull_report_set(fbc_db *db, const char *repository, long number, const char *comment_id,
+			   const char *check_runs, fbc_error *err)
+{
+	static const db_stmt st = {
+		"pull_report_set",
+		"INSERT INTO pulls (repository, number, comment_id, check_runs) VALUES ($1, "
+		"$2::integer, $3, $4::jsonb) ON CONFLICT (repository, number) DO UPDATE SET "
+		"comment_id = coalesce($3, pulls.comment_id), check_runs = coalesce($4::jsonb, "
+		"pulls.check_runs), updated_at = now()",
+		4};
+	PGresult *res = NULL;
+	char num[24];
+	int rc;
+
+	snprintf(num, sizeof(num), "%ld", number);
+	if ((rc = db_query(&res, db, &st, (const char *[]){repository, num, comment_id, check_runs},
+			   err)))
+		return rc;
+	PQclear(res);
+	return 0;
+}
+
+int fbc_db_pull_merge_set(fbc_db *db, const char *repository, long number, const char *merge_sha,
+			  const char *error, fbc_error *err)
+{
+	static const db_stmt st = {
+		"pull_merge_set",
+		"UPDATE pulls SET merge_sha = coalesce($3, merge_sha), merge_error = $4, state = "
+		"CASE WHEN $3::text IS NOT NULL THEN 'merged' ELSE state END, updated_at = now() "
+		"WHERE repository = $1 AND number = $2::integer",
+		4};
+	PGresult *res = NULL;
+	char num[24];
+	int rc;
+
+	snprintf(num, sizeof(num), "%ld", number);
+	if ((rc = db_query(&res, db, &st, (const char *[]){repository, num, merge_sha, error},
+			   err)))
+		return rc;
+	PQclear(res);
+	return 0;
+}

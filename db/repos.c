@@ -17,7 +17,8 @@
 	"'tokenEnv', r.token_env, 'sshKeyFile', r.ssh_key_file, "                             \
 	"'webhookSecretFile', r.webhook_secret_file, "                                       \
 	"'webhookSecretEnv', r.webhook_secret_env)), "                                        \
-	"'pollSeconds', r.poll_seconds, 'catalogs', r.catalogs, 'publish', r.publish, "       \
+	"'pollSeconds', r.poll_seconds, 'merge', r.merge, "                                   \
+	"'catalogs', r.catalogs, 'publish', r.publish, "                                      \
 	"'origin', r.origin, 'headCommit', r.head_commit, "                                   \
 	"'fetchedAt', " DB_TS("r.fetched_at") ", "                                            \
 	"'createdAt', " DB_TS("r.created_at") ", 'updatedAt', " DB_TS("r.updated_at") ")"
@@ -165,9 +166,9 @@ int fbc_db_repo_check(json_t *spec, fbc_error *err)
 	{
 		if (strcmp(k, "name") && strcmp(k, "url") && strcmp(k, "branch") &&
 		    strcmp(k, "forge") && strcmp(k, "credentials") && strcmp(k, "pollSeconds") &&
-		    strcmp(k, "catalogs") && strcmp(k, "publish") && strcmp(k, "origin") &&
-		    strcmp(k, "headCommit") && strcmp(k, "fetchedAt") && strcmp(k, "createdAt") &&
-		    strcmp(k, "updatedAt"))
+		    strcmp(k, "merge") && strcmp(k, "catalogs") && strcmp(k, "publish") &&
+		    strcmp(k, "origin") && strcmp(k, "headCommit") && strcmp(k, "fetchedAt") &&
+		    strcmp(k, "createdAt") && strcmp(k, "updatedAt"))
 			return fbc_error_set(err, FBC_EINVAL, "repository", "unknown field '%.64s'",
 					     k);
 	}
@@ -194,6 +195,12 @@ int fbc_db_repo_check(json_t *spec, fbc_error *err)
 		json_object_set_new(spec, "pollSeconds", json_integer(300));
 	else if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 86400)
 		return fbc_error_set(err, FBC_EINVAL, "pollSeconds", "an integer from 0 to 86400");
+	v = json_object_get(spec, "merge");
+	if (!v || json_is_null(v))
+		json_object_set_new(spec, "merge", json_string("off"));
+	else if (!json_is_string(v) ||
+		 (strcmp(json_string_value(v), "off") && strcmp(json_string_value(v), "auto")))
+		return fbc_error_set(err, FBC_EINVAL, "merge", "off or auto");
 	if ((rc = check_forge(spec, err)) || (rc = check_credentials(spec, err)))
 		return rc;
 	const char *lists[] = {"catalogs", "publish"};
@@ -232,9 +239,9 @@ int fbc_db_repo_put(json_t **out, fbc_db *db, json_t *spec, const char *origin, 
 		"repo_insert",
 		"WITH r AS (INSERT INTO repositories (name, url, branch, forge_kind, forge_api, "
 		"forge_project, forge_report, token_file, token_env, ssh_key_file, "
-		"webhook_secret_file, webhook_secret_env, poll_seconds, catalogs, publish, origin) "
-		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::integer, "
-		"$14::jsonb, $15::jsonb, $16) ON CONFLICT (name) DO UPDATE SET url = "
+		"webhook_secret_file, webhook_secret_env, poll_seconds, catalogs, publish, origin, "
+		"merge) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::integer, "
+		"$14::jsonb, $15::jsonb, $16, $18) ON CONFLICT (name) DO UPDATE SET url = "
 		"EXCLUDED.url, branch = EXCLUDED.branch, forge_kind = EXCLUDED.forge_kind, "
 		"forge_api "
 		"= EXCLUDED.forge_api, forge_project = EXCLUDED.forge_project, forge_report = "
@@ -242,10 +249,9 @@ int fbc_db_repo_put(json_t **out, fbc_db *db, json_t *spec, const char *origin, 
 		"EXCLUDED.token_env, ssh_key_file = EXCLUDED.ssh_key_file, webhook_secret_file = "
 		"EXCLUDED.webhook_secret_file, webhook_secret_env = EXCLUDED.webhook_secret_env, "
 		"poll_seconds = EXCLUDED.poll_seconds, catalogs = EXCLUDED.catalogs, publish = "
-		"EXCLUDED.publish, origin = EXCLUDED.origin, updated_at = now() WHERE $17 "
-		"RETURNING "
-		"*) SELECT " REPO_JSON " FROM r",
-		17};
+		"EXCLUDED.publish, origin = EXCLUDED.origin, merge = EXCLUDED.merge, updated_at = "
+		"now() WHERE $17 RETURNING *) SELECT " REPO_JSON " FROM r",
+		18};
 	char *cats = NULL, *pubs = NULL, poll[16];
 	int rc;
 
@@ -255,7 +261,7 @@ int fbc_db_repo_put(json_t **out, fbc_db *db, json_t *spec, const char *origin, 
 		 (long long)json_integer_value(json_object_get(spec, "pollSeconds")));
 	cats = jdump(spec, "catalogs");
 	pubs = jdump(spec, "publish");
-	const char *vals[17] = {sget(spec, "name", NULL),
+	const char *vals[18] = {sget(spec, "name", NULL),
 				sget(spec, "url", NULL),
 				sget(spec, "branch", NULL),
 				sget(spec, "forge", "kind"),
@@ -271,7 +277,8 @@ int fbc_db_repo_put(json_t **out, fbc_db *db, json_t *spec, const char *origin, 
 				cats,
 				pubs,
 				origin,
-				upsert ? "t" : "f"};
+				upsert ? "t" : "f",
+				sget(spec, "merge", NULL)};
 	rc = db_query_json(out, db, &ins, vals, "repository", err);
 	if (rc == FBC_ENOTFOUND) /* the conflict branch did not apply */
 		rc = fbc_error_set(err, FBC_ECONFLICT, "name", "repository '%s' exists", vals[0]);
@@ -488,7 +495,9 @@ int fbc_db_pull_get(json_t **out, fbc_db *db, const char *repository, long numbe
 		"SELECT jsonb_build_object('repository', p.repository, 'number', p.number, "
 		"'state', "
 		"p.state, 'headSha', p.head_sha, 'baseRef', p.base_ref, 'author', p.author, "
-		"'title', p.title, 'approvals', p.approvals, 'updatedAt', " DB_TS(
+		"'title', p.title, 'approvals', p.approvals, 'commentId', p.comment_id, "
+		"'checkRuns', p.check_runs, 'mergeSha', p.merge_sha, 'mergeError', p.merge_error, "
+		"'updatedAt', " DB_TS(
 			"p.updated_at") ", 'checks', (SELECT "
 					"coalesce(jsonb_agg(jsonb_build_object('headSha', "
 					"c.head_sha, "

@@ -32,6 +32,7 @@ int fbc_cli_queue_start(fbc_queue **out, fbc_db *db, const fbc_http_config *cfg,
 	fbc_queue_options qo;
 
 	env.data_dir = cfg->data_dir;
+	env.public_url = cfg->public_url;
 	if (app) {
 		env.revision_created = revision_created;
 		env.revision_created_ctx = app;

@@ -45,6 +45,7 @@ void fbc_http_config_dispose(fbc_http_config *c)
 	free(c->listen);
 	free(c->database_url);
 	free(c->data_dir);
+	free(c->public_url);
 	free(c->config_file);
 	free(c->admin_token);
 	json_decref(c->repositories);
@@ -118,6 +119,12 @@ int fbc_http_config_set(fbc_http_config *c, const char *key, const char *value, 
 	}
 	if (!strcmp(key, "dataDir"))
 		return set_str(&c->data_dir, value, origin, key, err);
+	if (!strcmp(key, "publicURL")) {
+		if (strncmp(value, "https://", 8) && strncmp(value, "http://", 7))
+			return fbc_error_set(err, FBC_EINVAL, origin,
+					     "%s: '%s' is not an http(s):// URL", key, value);
+		return set_str(&c->public_url, value, origin, key, err);
+	}
 	if (!strcmp(key, "adminToken"))
 		return set_str(&c->admin_token, value, origin, key, err);
 	if (!strcmp(key, "readAuth")) {
@@ -523,6 +530,7 @@ static const struct {
 	{"FBCD_LISTEN", "listen"},
 	{"FBCD_DATABASE_URL", "databaseURL"},
 	{"FBCD_DATA_DIR", "dataDir"},
+	{"FBCD_PUBLIC_URL", "publicURL"},
 	{"FBCD_READ_AUTH", "readAuth"},
 	{"FBCD_ADMIN_TOKEN", "adminToken"},
 	{"FBCD_THREADS", "threads"},
@@ -569,6 +577,8 @@ static void usage(FILE *f)
 		"  --database-url URL     PostgreSQL URL (FBCD_DATABASE_URL); without one an\n"
 		"                         embedded cluster is started under the data dir\n"
 		"  --data-dir DIR         data directory (FBCD_DATA_DIR; ./fbcd-data)\n"
+		"  --public-url URL       this service's address as forges' users reach it, for\n"
+		"                         the links of pull-request reports (FBCD_PUBLIC_URL)\n"
 		"  --config FILE          YAML configuration file (FBCD_CONFIG)\n"
 		"  --read-auth open|token reads are open or need a 'read' token (FBCD_READ_AUTH)\n"
 		"  --threads N            0: a thread per connection (FBCD_THREADS; default);\n"
@@ -635,6 +645,7 @@ int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_err
 		{"max-connections-per-ip", required_argument, NULL, 1006},
 		{"header-timeout", required_argument, NULL, 1007},
 		{"idle-timeout", required_argument, NULL, 1008},
+		{"public-url", required_argument, NULL, 1009},
 		{"print-routes", no_argument, NULL, 'R'},
 		{"workers", required_argument, NULL, 'W'},
 		{"job-lease", required_argument, NULL, 'L'},
@@ -746,6 +757,9 @@ int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_err
 			break;
 		case 1008:
 			key = "idleTimeoutSeconds", flag = "--idle-timeout";
+			break;
+		case 1009:
+			key = "publicURL", flag = "--public-url";
 			break;
 		case 'R':
 			c->print_routes = true;

@@ -52,6 +52,7 @@ typedef struct fbc_http_config {
 	char *listen;
 	char *database_url; /* NULL: embedded PostgreSQL under data_dir */
 	char *data_dir;
+	char *public_url; /* links in forge reports; NULL: none */
 	char *config_file;
 	char *admin_token;
 	bool read_auth; /* reads need a token with the read scope */

@@ -18,7 +18,8 @@
 
 /* What handlers need beyond the database (fbc_queue_options.app). */
 typedef struct fbc_pipeline_env {
-	const char *data_dir; /* mirrors live in <data_dir>/mirrors/<repo>.git */
+	const char *data_dir;	/* mirrors live in <data_dir>/mirrors/<repo>.git */
+	const char *public_url; /* this service for forge users (report links), or NULL */
 	/* Called after a job made a new revision of catalog, so that a server
 	 * in the same process stops answering "latest" from its caches. */
 	void (*revision_created)(void *ctx, const char *catalog);

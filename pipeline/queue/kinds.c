@@ -42,6 +42,8 @@ static const fbc_queue_kind kinds[] = {
 	{"repo.ingest", fbc_ingest_run, false},
 	{"repo.poll", fbc_poll_run, false},
 	{"pr.check", fbc_review_check_run, false},
+	{"forge.report", fbc_review_report_run, false},
+	{"pr.merge", fbc_review_merge_run, false},
 };
 
 const fbc_queue_kind *fbc_queue_builtin_kinds(size_t *n)
