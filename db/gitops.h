@@ -113,6 +113,8 @@ typedef struct fbc_db_job_filter {
 int fbc_db_job_list(json_t **out, fbc_db *db, const fbc_db_job_filter *f, const fbc_db_page *page,
 		    fbc_error *err);
 int fbc_db_job_get(json_t **out, fbc_db *db, int64_t id, fbc_error *err);
+/* Jobs per kind and state: [{"kind", "state", "count"}] (metrics). */
+int fbc_db_job_counts(json_t **out, fbc_db *db, fbc_error *err);
 
 /* -------------------------------------------------------- repositories */
 

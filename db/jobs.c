@@ -619,3 +619,14 @@ int db_tx(fbc_db *db, db_tx_fn fn, void *ctx, fbc_error *err)
 	db_release(db, c);
 	return rc;
 }
+
+int fbc_db_job_counts(json_t **out, fbc_db *db, fbc_error *err)
+{
+	static const db_stmt st = {
+		"job_counts",
+		"SELECT coalesce(jsonb_agg(jsonb_build_object('kind', kind, 'state', state, "
+		"'count', n) ORDER BY kind, state), '[]') FROM (SELECT kind, state, count(*) AS n "
+		"FROM jobs GROUP BY kind, state) c",
+		0};
+	return db_query_json(out, db, &st, NULL, "jobs", err);
+}

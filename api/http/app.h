@@ -62,6 +62,7 @@ typedef struct fbc_http_app {
 	/* catalog gauges of GET /metrics, refreshed at most every few seconds */
 	pthread_mutex_t gauges_lock;
 	json_t *gauges;
+	json_t *job_counts; /* fbcd_jobs: [{kind, state, count}], refreshed with gauges */
 	int64_t gauges_at_ms;
 } fbc_http_app;
 

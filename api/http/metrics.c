@@ -2,6 +2,7 @@
  * this app adds at scrape time: the database pool and each catalog's
  * current revision, packages and bundles. */
 #include "api/http/handlers.h"
+#include "db/gitops.h"
 
 #include "service/base/metrics.h"
 
@@ -84,10 +85,38 @@ static int collect_catalogs(void *ctx, fbc_buf *out)
 			json_decref(app->gauges);
 			app->gauges = list;
 		}
+		json_t *jobs = NULL;
+		fbc_error_init(&err);
+		if (fbc_db_job_counts(&jobs, app->db, &err) == 0) {
+			json_decref(app->job_counts);
+			app->job_counts = jobs;
+		}
 		app->gauges_at_ms = now_ms(); /* a failure is retried a period later */
 	}
 	list = json_incref(app->gauges);
+	json_t *jobs = json_incref(app->job_counts);
 	pthread_mutex_unlock(&app->gauges_lock);
+	if (jobs) {
+		size_t i;
+		json_t *j;
+		rc = fbc_metrics_put_header(
+			out, "fbcd_jobs", "Jobs in the queue by kind and state.", FBC_METRIC_GAUGE);
+		json_array_foreach(jobs, i, j)
+		{
+			const char *k = json_string_value(json_object_get(j, "kind")),
+				   *st = json_string_value(json_object_get(j, "state"));
+			if (rc || !k || !st)
+				continue;
+			rc = fbc_metrics_put_sample(out, "fbcd_jobs",
+						    (const char *[]){"kind", k, "state", st, NULL},
+						    json_number_value(json_object_get(j, "count")));
+		}
+		json_decref(jobs);
+		if (rc) {
+			json_decref(list);
+			return rc;
+		}
+	}
 	if (!list)
 		return 0;
 	rc = put_gauge(out, list, "fbcd_catalog_revision", "Current revision number of a catalog.",
@@ -117,6 +146,8 @@ void fbc_http_app_metrics_stop(fbc_http_app *app)
 	fbc_metrics_remove_collector(collect_catalogs, app);
 	json_decref(app->gauges);
 	app->gauges = NULL;
+	json_decref(app->job_counts);
+	app->job_counts = NULL;
 }
 
 int fbc_http_metrics(fbc_http_req *req, fbc_http_resp *resp)

@@ -6,6 +6,7 @@
 #include "db/gitops.h"
 #include "pipeline/forge/secret.h"
 #include "pipeline/forge/webhook.h"
+#include "service/base/metrics.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -106,7 +107,8 @@ static void plan_jobs(struct plan *p, const fbc_webhook_event *ev, const char *r
 	p->jobs[0] = &p->spec;
 }
 
-static int handle(fbc_http_req *req, fbc_http_resp *resp, fbc_webhook_forge forge)
+static int handle(fbc_http_req *req, fbc_http_resp *resp, fbc_webhook_forge forge,
+		  const char **result)
 {
 	const bool gh = forge == FBC_FORGE_GITHUB;
 	const char *event = fbc_http_header(req, gh ? "X-GitHub-Event" : "X-Gitlab-Event");
@@ -178,6 +180,7 @@ static int handle(fbc_http_req *req, fbc_http_resp *resp, fbc_webhook_forge forg
 		goto done;
 	}
 	if (ev.kind == FBC_WEBHOOK_PING) {
+		*result = "ping";
 		rc = reply_status(resp, req, 200, "pong", 0);
 		goto done;
 	}
@@ -194,11 +197,8 @@ static int handle(fbc_http_req *req, fbc_http_resp *resp, fbc_webhook_forge forg
 		rc = fbc_http_problem_from_error(resp, req, &err);
 		goto done;
 	}
-	if (dup)
-		rc = reply_status(resp, req, 200, "duplicate", 0);
-	else
-		rc = reply_status(resp, req, 202,
-				  plan.jobs[0] || plan.has_pull ? "accepted" : "ignored", job);
+	*result = dup ? "duplicate" : plan.jobs[0] || plan.has_pull ? "accepted" : "ignored";
+	rc = reply_status(resp, req, dup ? 200 : 202, *result, job);
 done:
 	free(plan.payload);
 	fbc_secret_free(secret);
@@ -208,12 +208,52 @@ done:
 	return rc;
 }
 
+static const fbc_metric_def m_deliveries = {.name = "fbcd_webhook_deliveries_total",
+					    .help = "Webhook deliveries by forge, event and result "
+						    "(accepted, ignored, duplicate, ping, "
+						    "unauthorized, invalid, too_large, error).",
+					    .type = FBC_METRIC_COUNTER,
+					    .labels = {"forge", "event", "result"}};
+
+/* The event label: the forges' events fbcd knows, else "other" (the header
+ * is read before the signature is checked: its values must stay bounded). */
+static const char *event_label(const char *e)
+{
+	static const char *const known[] = {"push",	 "pull_request", "issue_comment",
+					    "ping",	 "Push Hook",	 "Merge Request Hook",
+					    "Note Hook", "System Hook",	 NULL};
+	for (size_t i = 0; e && known[i]; i++)
+		if (!strcmp(e, known[i]))
+			return known[i];
+	return "other";
+}
+
+static int count(fbc_http_req *req, fbc_http_resp *resp, fbc_webhook_forge forge)
+{
+	const bool gh = forge == FBC_FORGE_GITHUB;
+	const char *result = NULL;
+	int rc = handle(req, resp, forge, &result);
+
+	if (!result)
+		result = resp->status == 401   ? "unauthorized"
+			 : resp->status == 413 ? "too_large"
+			 : resp->status == 400 ? "invalid"
+					       : "error";
+	fbc_metric_add(&m_deliveries,
+		       (const char *[]){gh ? "github" : "gitlab",
+					event_label(fbc_http_header(req, gh ? "X-GitHub-Event"
+									    : "X-Gitlab-Event")),
+					result},
+		       1);
+	return rc;
+}
+
 int fbc_http_webhook_github(fbc_http_req *req, fbc_http_resp *resp)
 {
-	return handle(req, resp, FBC_FORGE_GITHUB);
+	return count(req, resp, FBC_FORGE_GITHUB);
 }
 
 int fbc_http_webhook_gitlab(fbc_http_req *req, fbc_http_resp *resp)
 {
-	return handle(req, resp, FBC_FORGE_GITLAB);
+	return count(req, resp, FBC_FORGE_GITLAB);
 }

@@ -7,12 +7,14 @@
 #include "pipeline/git/git.h"
 #include "pipeline/checks/settings.h"
 #include "pipeline/git/mirror.h"
+#include "service/base/metrics.h"
 #include "service/fbc/validate.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 
 static const char *jstr(json_t *o, const char *a, const char *b)
@@ -22,6 +24,15 @@ static const char *jstr(json_t *o, const char *a, const char *b)
 		v = json_object_get(v, b);
 	return json_is_string(v) ? json_string_value(v) : NULL;
 }
+
+static const double fetch_buckets[] = {0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120};
+static const fbc_metric_def m_fetch = {
+	.name = "fbcd_git_fetch_duration_seconds",
+	.help = "Time a fetch of a repository's mirror took (clone included), by repository.",
+	.type = FBC_METRIC_HISTOGRAM,
+	.labels = {"repository"},
+	.buckets = fetch_buckets,
+	.n_buckets = sizeof(fetch_buckets) / sizeof(fetch_buckets[0])};
 
 int fbc_ingest_mirror(char **path, fbc_db *db, const fbc_pipeline_env *env, json_t *repo,
 		      fbc_error *err)
@@ -58,8 +69,14 @@ int fbc_ingest_mirror(char **path, fbc_db *db, const fbc_pipeline_env *env, json
 	mo.token = token;
 	snprintf(lockkey, sizeof(lockkey), "mirror:%s", name);
 	if ((rc = fbc_db_lock_acquire(&lk, db, lockkey, err)) == 0) {
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		rc = fbc_git_mirror_fetch(dir, &mo, err);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
 		fbc_db_lock_release(lk);
+		fbc_metric_observe(&m_fetch, (const char *[]){name},
+				   (double)(t1.tv_sec - t0.tv_sec) +
+					   (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	}
 	fbc_secret_free(token);
 	if (rc)

@@ -1,5 +1,6 @@
 /* The registry client: authenticated requests, push and pull; see client.h. */
 #include "pipeline/oci/internal.h"
+#include "service/base/metrics.h"
 
 #include <jansson.h>
 
@@ -491,6 +492,12 @@ typedef struct blob_src {
 	int fd;
 } blob_src;
 
+static const fbc_metric_def m_push_bytes = {
+	.name = "fbcd_image_push_bytes_total",
+	.help = "Bytes of image blobs uploaded to registries (blobs the registry had already "
+		"or mounted are not counted).",
+	.type = FBC_METRIC_COUNTER};
+
 /* One upload attempt from POST to the final PUT (loc: a session from a
  * mount fallback, may be empty). */
 static int upload_once(fbc_oci_client *c, const fbc_oci_ref *ref, const blob_src *b, fbc_buf *loc,
@@ -685,6 +692,7 @@ static int push_blob(fbc_oci_client *c, fbc_oci_push_stats *st, const fbc_oci_re
 	}
 	st->blobs_uploaded++;
 	st->bytes_uploaded += (uint64_t)d->size;
+	fbc_metric_add(&m_push_bytes, NULL, (double)d->size);
 done:
 	if (b.fd >= 0)
 		close(b.fd);

@@ -207,6 +207,12 @@ since "$M"
 [ "$(s "[(r['method'], r['path']) for r in R if 'notes' in r['path']]")" = "[('POST', '/api/v4/projects/group%2Fsub/merge_requests/10885/notes')]" ] && pass || fail "GitLab note: $(s "[(r['method'], r['path']) for r in R]")"
 [ "$(s "sum(1 for r in R if r['body'] and r['body'].get('name','').startswith('fbcd/'))")" -ge 9 ] && pass || fail "GitLab status names"
 
+# --- metrics of the pipeline
+curl -s "$B/metrics" >"$T/metrics.txt"
+grep -q '^fbcd_pr_check_duration_seconds_count{check="graph"} [1-9]' "$T/metrics.txt" && pass || fail "fbcd_pr_check_duration_seconds{check}"
+grep -q '^fbcd_webhook_deliveries_total{forge="github",event="pull_request",result="accepted"} 3' "$T/metrics.txt" && pass || fail "fbcd_webhook_deliveries_total: $(grep webhook_deliveries "$T/metrics.txt")"
+grep -q '^fbcd_jobs{kind="forge.report",state="succeeded"} [1-9]' "$T/metrics.txt" && pass || fail "fbcd_jobs"
+
 # --- 7. the tokens are in no log, job record or database dump
 "$PG_BINDIR/pg_dump" "$URL" >"$T/dump.sql" 2>/dev/null || fail "pg_dump"
 for tok in "$GH_TOKEN" "$GL_TOKEN"; do

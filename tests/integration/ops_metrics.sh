@@ -92,6 +92,18 @@ req GET /healthz -H 'X-Request-Id: bad id with spaces'
 GEN=$(sed -n 's/^[Xx]-[Rr]equest-[Ii]d: \([0-9a-f]*\).*/\1/p' "$T/hdr" | tr -d '\r')
 [ ${#GEN} -eq 16 ] && pass || fail "a malformed X-Request-Id is not replaced by a generated one ($GEN)"
 
+# ---- pipeline series: a webhook nobody signed, a job run by serve's workers
+req POST /v1/webhooks/github -H 'X-GitHub-Event: push' -H 'X-GitHub-Delivery: d-1' -d '{}'
+expect_code 401 "unsigned webhook"
+req POST /v1/webhooks/github -H 'X-GitHub-Event: made-up-event' -H 'X-GitHub-Delivery: d-2' -d '{}'
+expect_code 401 "unsigned webhook of an unknown event"
+. "$LIB/pg-common.sh"
+"$PG_BINDIR/psql" -X -q -t -A "$URL" -c "INSERT INTO jobs (kind, key, payload) VALUES ('noop', 'ops-1', '{}'); NOTIFY fbcd_jobs" >/dev/null
+i=0
+until [ "$("$PG_BINDIR/psql" -X -q -t -A "$URL" -c "SELECT state FROM jobs WHERE key = 'ops-1'")" = succeeded ]; do
+	i=$((i + 1)); [ $i -gt 100 ] && { fail "noop job did not run"; break; }; sleep 0.1
+done
+
 # ---- the scrape
 req GET /metrics; expect_code 200 "GET /metrics"
 cp "$T/body" "$T/metrics.txt"
@@ -109,6 +121,10 @@ has 'catalogd_http_request_duration_seconds_bucket{code="200",le="0.1"}'
 has 'fbcd_http_requests_in_flight 1'
 has 'olm_resolution_duration_seconds_count{outcome="succeeded"} 1'
 has 'fbcd_resolutions_total{semantics="classic",outcome="satisfiable"} 1'
+has 'fbcd_webhook_deliveries_total{forge="github",event="push",result="unauthorized"} 1'
+has 'fbcd_webhook_deliveries_total{forge="github",event="other",result="unauthorized"} 1'
+has 'fbcd_jobs{kind="noop",state="succeeded"} 1'
+has 'fbcd_job_duration_seconds_count{kind="noop",outcome="succeeded"} 1'
 has 'fbcd_catalog_ingest_duration_seconds_count{outcome="created"} 1'
 has 'fbcd_catalog_revision{catalog="ex"} 1'
 has 'fbcd_catalog_packages{catalog="ex"} 2'

@@ -114,6 +114,9 @@ n=$(sql "SELECT count(*) FROM jobs WHERE kind = 'repo.poll' AND state = 'succeed
 curl -s "$B/v1/repositories/plain" | python3 -c "import json,sys; d=json.load(sys.stdin); assert d['fetchedAt'] and d['headCommit'] == '$C2', d" &&
 	pass || fail "fetchedAt/headCommit"
 
+curl -s "$B/metrics" | grep -q '^fbcd_git_fetch_duration_seconds_count{repository="plain"} [1-9]' &&
+	pass || fail "fbcd_git_fetch_duration_seconds{repository} not observed"
+
 # --- pollSeconds 0: polling stops (the live poll, if any, may still run once)
 c=$(curl -s -o "$T/body" -w '%{http_code}' -X PATCH -H "Authorization: Bearer $ADMIN" \
 	-H 'Content-Type: application/json' --data-binary '{"pollSeconds": 0}' "$B/v1/repositories/plain")
