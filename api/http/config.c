@@ -2,6 +2,7 @@
 #include "api/http/config.h"
 
 #include "service/base/log.h"
+#include "service/load/load.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -172,6 +173,10 @@ int fbc_http_config_set(fbc_http_config *c, const char *key, const char *value, 
 		 sizeof(unsigned)},
 		{"idleTimeoutSeconds", 1, 3600, offsetof(fbc_http_config, idle_timeout_s),
 		 sizeof(unsigned)},
+		{"yamlExpandRatio", 1, 1000000, offsetof(fbc_http_config, yaml_expand_ratio),
+		 sizeof(unsigned long long)},
+		{"yamlExpandMaxBytes", 1 << 16, 1ull << 40, offsetof(fbc_http_config, yaml_expand_max),
+		 sizeof(unsigned long long)},
 	};
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
 		if (strcmp(key, nums[i].key) != 0)
@@ -553,6 +558,8 @@ static const struct {
 	{"FBCD_MAX_CONNECTIONS_PER_IP", "maxConnectionsPerIP"},
 	{"FBCD_HEADER_TIMEOUT", "headerTimeoutSeconds"},
 	{"FBCD_IDLE_TIMEOUT", "idleTimeoutSeconds"},
+	{"FBCD_YAML_EXPAND_RATIO", "yamlExpandRatio"},
+	{"FBCD_YAML_EXPAND_MAX", "yamlExpandMaxBytes"},
 };
 
 int fbc_http_config_load_env(fbc_http_config *c, fbc_error *err)
@@ -600,6 +607,9 @@ static void usage(FILE *f)
 		"  --header-timeout S     silence allowed before a request head is complete and\n"
 		"                         between requests (FBCD_HEADER_TIMEOUT; 10)\n"
 		"  --idle-timeout S       silence allowed once it is (FBCD_IDLE_TIMEOUT; 60)\n"
+		"  --yaml-expand-ratio N  a YAML document may expand through aliases to N x its\n"
+		"                         size (at least 64 KiB) (FBCD_YAML_EXPAND_RATIO; 10)\n"
+		"  --yaml-expand-max BYTES  and never past BYTES (FBCD_YAML_EXPAND_MAX; 256 MiB)\n"
 		"  --pool-size N          database connections (FBCD_POOL_SIZE; 16)\n"
 		"  --access-log           log one line per request (FBCD_ACCESS_LOG)\n"
 		"  --cache-bytes BYTES    response cache size (FBCD_CACHE_BYTES; 256 MiB, 0 = "
@@ -646,6 +656,8 @@ int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_err
 		{"header-timeout", required_argument, NULL, 1007},
 		{"idle-timeout", required_argument, NULL, 1008},
 		{"public-url", required_argument, NULL, 1009},
+		{"yaml-expand-ratio", required_argument, NULL, 1010},
+		{"yaml-expand-max", required_argument, NULL, 1011},
 		{"print-routes", no_argument, NULL, 'R'},
 		{"workers", required_argument, NULL, 'W'},
 		{"job-lease", required_argument, NULL, 'L'},
@@ -761,6 +773,12 @@ int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_err
 		case 1009:
 			key = "publicURL", flag = "--public-url";
 			break;
+		case 1010:
+			key = "yamlExpandRatio", flag = "--yaml-expand-ratio";
+			break;
+		case 1011:
+			key = "yamlExpandMaxBytes", flag = "--yaml-expand-max";
+			break;
 		case 'R':
 			c->print_routes = true;
 			break;
@@ -788,5 +806,7 @@ int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_err
 		return rc;
 	if (!c->data_dir && (rc = set_str(&c->data_dir, "fbcd-data", "default", "dataDir", err)))
 		return rc;
+	/* every catalog this process loads (uploads, ingests, checks) */
+	fbc_load_limits_set_expansion((size_t)c->yaml_expand_ratio, (size_t)c->yaml_expand_max);
 	return 0;
 }

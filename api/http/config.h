@@ -66,6 +66,9 @@ typedef struct fbc_http_config {
 	unsigned max_connections_per_ip;
 	unsigned header_timeout_s;
 	unsigned idle_timeout_s;
+	/* YAML alias expansion bound of every load (0 = built-in default) */
+	unsigned long long yaml_expand_ratio;
+	unsigned long long yaml_expand_max;
 	unsigned pool_size;
 	bool access_log;
 	size_t cache_bytes;

@@ -32,12 +32,29 @@ typedef struct fbc_load_limits {
 	size_t max_alias_nodes; /* YAML nodes produced through aliases, per document (default 10000)
 				 */
 	size_t max_string_bytes; /* one scalar/string (default 16 MiB) */
+	/* Bytes a YAML document may expand to through aliases: its own size
+	 * plus what aliases repeat (each copied scalar, key and container counted
+	 * at its JSON size) may not exceed max_expand_ratio x its size (or
+	 * FBC_LOAD_EXPAND_FLOOR, whichever is larger), nor max_expanded_bytes.
+	 * Defaults 10 and 256 MiB; see fbc_load_limits_set_expansion. */
+	size_t max_expand_ratio;
+	size_t max_expanded_bytes;
 	size_t max_blobs;	 /* top-level objects in the tree (default 1,000,000) */
 	size_t max_files;	 /* files in the tree (default 100,000) */
 	unsigned threads;	 /* parser threads (0 = number of CPUs, max 16) */
 } fbc_load_limits;
 
+/* A document may always expand to this many bytes (small documents with a
+ * few aliases stay valid whatever the ratio). */
+#define FBC_LOAD_EXPAND_FLOOR ((size_t)64 * 1024)
+
 void fbc_load_limits_default(fbc_load_limits *lim);
+
+/* Set the process-wide default expansion bounds (0 keeps the built-in
+ * default) that fbc_load_limits_default and limits left at 0 use: the
+ * commands' --yaml-expand-ratio/--yaml-expand-max. Call before any load
+ * starts (not synchronised). */
+void fbc_load_limits_set_expansion(size_t ratio, size_t max_bytes);
 
 typedef struct fbc_meta {
 	const char *schema;  /* non-empty (L9 checked) */

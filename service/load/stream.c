@@ -16,6 +16,18 @@
 #define BLOB_IN_MESSAGE 256
 #define DEFAULT_MB	((size_t)1 << 20)
 
+#define DEFAULT_EXPAND_RATIO 10
+#define DEFAULT_EXPANDED     (256 * DEFAULT_MB)
+
+static size_t expand_ratio = DEFAULT_EXPAND_RATIO;
+static size_t expanded_bytes = DEFAULT_EXPANDED;
+
+void fbc_load_limits_set_expansion(size_t ratio, size_t max_bytes)
+{
+	expand_ratio = ratio ? ratio : DEFAULT_EXPAND_RATIO;
+	expanded_bytes = max_bytes ? max_bytes : DEFAULT_EXPANDED;
+}
+
 void fbc_load_limits_default(fbc_load_limits *lim)
 {
 	lim->max_file_bytes = 64 * DEFAULT_MB;
@@ -23,6 +35,8 @@ void fbc_load_limits_default(fbc_load_limits *lim)
 	lim->max_depth = 64;
 	lim->max_alias_nodes = 10000;
 	lim->max_string_bytes = 16 * DEFAULT_MB;
+	lim->max_expand_ratio = expand_ratio;
+	lim->max_expanded_bytes = expanded_bytes;
 	lim->max_blobs = 1000000;
 	lim->max_files = 100000;
 	lim->threads = 0;
@@ -48,6 +62,10 @@ void fbc_load_limits_resolve(fbc_load_limits *out, const fbc_load_limits *lim)
 		out->max_alias_nodes = d.max_alias_nodes;
 	if (out->max_string_bytes == 0)
 		out->max_string_bytes = d.max_string_bytes;
+	if (out->max_expand_ratio == 0)
+		out->max_expand_ratio = d.max_expand_ratio;
+	if (out->max_expanded_bytes == 0)
+		out->max_expanded_bytes = d.max_expanded_bytes;
 	if (out->max_blobs == 0)
 		out->max_blobs = d.max_blobs;
 	if (out->max_files == 0)

@@ -3,7 +3,10 @@
  * does for opm), built from libyaml's event API. Limits are applied while
  * building: nesting depth, scalar length, and nodes produced by aliases
  * (aliases are deep-copied, and the copy is counted and aborted early, so a
- * "billion laughs" document costs at most max_alias_nodes copies).
+ * "billion laughs" document costs at most max_alias_nodes copies). Aliased
+ * scalars share one json_t, but whatever serialises the document later pays
+ * for every copy, so the bytes aliases produce are bounded too
+ * (max_expand_ratio x the document's size, at most max_expanded_bytes).
  */
 #include "service/base/base64.h"
 #include "service/base/strmap.h"
@@ -46,6 +49,9 @@ typedef struct conv {
 	size_t anchors_cap;
 	fbc_strmap anchor_index; /* name -> index + 1 of its latest definition */
 	size_t alias_nodes;
+	size_t doc_bytes;      /* size of the document's text */
+	size_t expanded;       /* doc_bytes + bytes produced through aliases */
+	size_t expand_limit;   /* bound on expanded */
 	json_t *root;
 	bool have_root;
 	int content_line;
@@ -605,6 +611,39 @@ static int add_anchor(conv *c, const char *name, json_t *v)
 	return 0;
 }
 
+static int add_expanded(conv *c, size_t n, const yaml_mark_t *mark)
+{
+	if (n > c->expand_limit - c->expanded) /* expanded <= expand_limit always */
+		return conv_fail(c, FBC_ELIMIT, mark,
+				 "aliases expand the document of %zu bytes to more than %zu bytes "
+				 "(max_expand_ratio %zu, max_expanded_bytes %zu)",
+				 c->doc_bytes, c->expand_limit, c->lim->max_expand_ratio,
+				 c->lim->max_expanded_bytes);
+	c->expanded += n;
+	return 0;
+}
+
+/* The bytes one copied node adds, about its JSON size (children of a
+ * container are counted as they are copied). */
+static int count_expanded(conv *c, json_t *v, const yaml_mark_t *mark)
+{
+	size_t n;
+
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		n = json_string_length(v) + 3; /* quotes and a separator */
+		break;
+	case JSON_OBJECT:
+	case JSON_ARRAY:
+		n = 2;
+		break;
+	default:
+		n = 8; /* a number, true, false, null */
+		break;
+	}
+	return add_expanded(c, n, mark);
+}
+
 /* Deep copy for an alias, counting every node against max_alias_nodes and
  * the nesting against max_depth, so that expansion stops early. */
 static int copy_counted(conv *c, json_t **out, json_t *v, size_t depth, const yaml_mark_t *mark)
@@ -617,6 +656,9 @@ static int copy_counted(conv *c, json_t **out, json_t *v, size_t depth, const ya
 			c, FBC_ELIMIT, mark,
 			"aliases expand to more than the max_alias_nodes limit (%zu nodes)",
 			c->lim->max_alias_nodes);
+	rc = count_expanded(c, v, mark);
+	if (rc != 0)
+		return rc;
 	if (json_is_object(v) || json_is_array(v)) {
 		if (depth + 1 > c->lim->max_depth)
 			return conv_fail(
@@ -634,6 +676,9 @@ static int copy_counted(conv *c, json_t **out, json_t *v, size_t depth, const ya
 		json_object_keylen_foreach(v, k, klen, child)
 		{
 			json_t *cc = NULL;
+			rc = add_expanded(c, klen + 3, mark); /* "key": and a comma */
+			if (rc != 0)
+				goto done;
 			rc = copy_counted(c, &cc, child, depth + 1, mark);
 			if (rc != 0)
 				goto done;
@@ -816,6 +861,19 @@ int fbc_yaml_doc_parse(json_t **out, int *content_line, const char *data, size_t
 	fbc_strmap_init(&c.anchor_index);
 	c.lim = lim;
 	c.line0 = line0;
+	c.doc_bytes = len;
+	c.expanded = len;
+	{
+		size_t ratio = lim->max_expand_ratio ? lim->max_expand_ratio : 10;
+		size_t cap = lim->max_expanded_bytes ? lim->max_expanded_bytes : SIZE_MAX;
+		size_t bound = len > SIZE_MAX / ratio ? SIZE_MAX : len * ratio;
+		if (bound < FBC_LOAD_EXPAND_FLOOR)
+			bound = FBC_LOAD_EXPAND_FLOOR;
+		if (bound > cap)
+			bound = cap;
+		/* the text itself is never refused here (max_file_bytes is) */
+		c.expand_limit = bound > len ? bound : len;
+	}
 	c.content_line = line0;
 	c.err = err;
 	if (!yaml_parser_initialize(&parser))

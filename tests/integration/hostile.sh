@@ -6,6 +6,10 @@
 #   3. refused requests (401, 404, 405, 413) are answered from the request
 #      head, before the body, and their connection is closed: a 400 MB
 #      upload without a token, to an unknown route, chunked;
+#   2. YAML aliases that repeat one 1 MiB string 1,000 times (a 1 MB body):
+#      POST /v1/validate answers with a LIMIT finding naming the file and
+#      line, the server's peak memory (VmHWM) stays under 64 MB, and a push
+#      of the same content stores nothing;
 #   4. uploads in flight share a budget: four gzip bombs on POST /v1/validate
 #      at once never hold more temporary disk than the budget, get 413 or
 #      503 with Retry-After, and leave nothing behind; an anonymous body
@@ -78,6 +82,60 @@ req POST /v1/catalogs -H "$AUTH" -H 'Content-Type: application/json' -d '{"name"
 expect_code 201 "create catalog"
 req PUT /v1/catalogs/ex/content -H "$AUTH" -H 'Content-Type: application/gzip' --data-binary "@$T/cat.tgz"
 expect_code 201 "push the example catalog"
+
+# ---- 2. YAML alias expansion bounded by bytes: one 1 MiB string repeated
+# 1,000 times through aliases (1 GiB once serialised) from a 1 MB body
+python3 - "$T/aliases.yaml" <<'PY'
+import sys
+s = "x" * (1 << 20)
+open(sys.argv[1], "w").write("schema: olm.package\nname: bomb\ndescription: &a " + s +
+                             "\nicon: [" + ",".join(["*a"] * 1000) + "]\n")
+PY
+vmhwm() { awk '/^VmHWM/ {print $2}' "/proc/$SERVE_PID/status"; }
+# the peak so far belongs to earlier requests: reset it (Linux >= 4.0)
+echo 5 >"/proc/$SERVE_PID/clear_refs" 2>/dev/null || true
+HWM0=$(vmhwm)
+req POST /v1/validate -H 'Content-Type: application/yaml' --data-binary "@$T/aliases.yaml"
+HWM=$(vmhwm)
+echo "    aliases: $(wc -c <"$T/aliases.yaml") bytes of YAML -> HTTP $CODE, VmHWM $HWM0 -> $HWM kB"
+if [ "$CODE" = 200 ] &&
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if r["valid"] is False and any(f["code"]=="LIMIT" and f["file"]=="catalog.yaml" and f["line"]==1 and "(line 4)" in f["message"] and "max_expand_ratio" in f["message"] for f in r["errors"]) else 1)' "$T/body"; then
+	pass
+else
+	fail "aliases on POST /v1/validate: HTTP $CODE, no LIMIT finding for catalog.yaml"; head -c 600 "$T/body"; echo
+fi
+if [ "$HWM" -lt 65536 ]; then pass; else fail "aliases on POST /v1/validate: VmHWM $HWM kB >= 64 MB"; fi
+# the command line has the same bound (and flags to move it)
+mkdir -p "$T/aliases-cat/p" && cp "$T/aliases.yaml" "$T/aliases-cat/p/catalog.yaml"
+cli_rss() {
+	python3 -c 'import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+sys.stdout.write("%d %d\n" % (r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+sys.stdout.write(r.stdout.decode())' "$@"
+}
+cli_rss "$FBCD" validate "$T/aliases-cat" >"$T/cli.out"
+read -r CLI_RC CLI_KB <"$T/cli.out"
+echo "    fbcd validate on the aliases: exit $CLI_RC, max RSS $CLI_KB kB"
+if [ "$CLI_RC" = 1 ] && [ "$CLI_KB" -lt 65536 ] &&
+	grep -q '^p/catalog.yaml:1: LIMIT: aliases expand .*max_expand_ratio 10.*(line 4)' "$T/cli.out"; then
+	pass
+else
+	fail "fbcd validate on the aliases"; cat "$T/cli.out"
+fi
+cli_rss "$FBCD" validate --yaml-expand-ratio 2000 --yaml-expand-max 2000000000 "$T/aliases-cat" >"$T/cli.out"
+if grep -q LIMIT "$T/cli.out"; then fail "--yaml-expand-ratio 2000 still refuses the aliases"; cat "$T/cli.out"; else pass; fi
+cli_rss "$FBCD" render --yaml-expand-max 65536 "$T/aliases-cat" >"$T/cli.out"
+if grep -q 'max_expanded_bytes 65536' "$T/cli.out"; then pass; else fail "fbcd render --yaml-expand-max"; cat "$T/cli.out"; fi
+req POST /v1/catalogs -H "$AUTH" -H 'Content-Type: application/json' -d '{"name":"aliases"}'
+expect_code 201 "create catalog aliases"
+req PUT /v1/catalogs/aliases/content -H "$AUTH" -H 'Content-Type: application/yaml' --data-binary "@$T/aliases.yaml"
+expect_code 422 "a push of the aliases is refused"
+req GET /v1/catalogs/aliases/revisions
+if [ "$CODE" = 200 ] && python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if r["items"] == [] else 1)' "$T/body"; then
+	pass
+else
+	fail "the refused push stored a revision: HTTP $CODE"; head -c 400 "$T/body"; echo
+fi
 
 # ---- 1. connection flood from 127.0.0.1; a client on 127.0.0.2 measures
 python3 - "$PORT" "$SECONDS_FLOOD" "$SLOW" <<'PY' && pass || fail "connection flood"

@@ -5,6 +5,7 @@
 #include "api/http/app.h"
 #include "api/http/cache.h"
 #include "api/http/config.h"
+#include "service/load/load.h"
 #include "api/http/content.h"
 
 #include <archive.h>
@@ -584,6 +585,41 @@ static void fbc_http_config_from_args__flags_beat_env(void **state)
 	fbc_http_config_dispose(&c);
 	unsetenv("FBCD_LISTEN");
 	unsetenv("FBCD_READ_AUTH");
+}
+
+static void fbc_http_config_from_args__yaml_expansion(void **state)
+{
+	(void)state;
+	fbc_http_config c;
+	fbc_error err;
+	fbc_load_limits lim;
+	char a0[] = "serve", a1[] = "--yaml-expand-ratio", a2[] = "4", a3[] = "--yaml-expand-max",
+	     a4[] = "1000000";
+	char *argv[] = {a0, a1, a2, a3, a4, NULL};
+
+	setenv("FBCD_YAML_EXPAND_RATIO", "7", 1);
+	fbc_http_config_init(&c);
+	assert_int_equal(fbc_http_config_from_args(&c, 5, argv, &err), 0);
+	assert_int_equal(c.yaml_expand_ratio, 4);
+	assert_int_equal(c.yaml_expand_max, 1000000);
+	fbc_load_limits_default(&lim);
+	assert_int_equal(lim.max_expand_ratio, 4);
+	assert_int_equal(lim.max_expanded_bytes, 1000000);
+	fbc_http_config_dispose(&c);
+	/* the environment alone; the cap left at its default */
+	fbc_http_config_init(&c);
+	assert_int_equal(fbc_http_config_from_args(&c, 1, argv, &err), 0);
+	fbc_load_limits_default(&lim);
+	assert_int_equal(lim.max_expand_ratio, 7);
+	assert_int_equal(lim.max_expanded_bytes, 256u << 20);
+	fbc_http_config_dispose(&c);
+	unsetenv("FBCD_YAML_EXPAND_RATIO");
+	fbc_http_config_init(&c);
+	assert_int_equal(fbc_http_config_set(&c, "yamlExpandRatio", "0", "t", &err), FBC_EINVAL);
+	assert_int_equal(fbc_http_config_set(&c, "yamlExpandMaxBytes", "100", "t", &err),
+			 FBC_EINVAL);
+	fbc_http_config_dispose(&c);
+	fbc_load_limits_set_expansion(0, 0);
 }
 
 static void fbc_http_config_set__limits_and_timeouts(void **state)
@@ -1250,6 +1286,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fbc_http_route_match__extracts_params),
+		cmocka_unit_test(fbc_http_config_from_args__yaml_expansion),
 		cmocka_unit_test(fbc_http_config_set__limits_and_timeouts),
 		cmocka_unit_test(fbc_http_dispatch_head__refuses_before_the_handler),
 		cmocka_unit_test(fbc_http_budget_take__bounded_and_given_back),

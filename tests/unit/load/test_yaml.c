@@ -593,6 +593,228 @@ static void fbc_yaml_to_json__many_anchors_fast_and_latest_wins(void **state)
 	fbc_buf_dispose(&b);
 }
 
+/* ---- expansion bounded by bytes (issue 13 item 2) ---- */
+
+static char *repeat(char ch, size_t n)
+{
+	char *s = malloc(n + 1);
+	assert_non_null(s);
+	memset(s, ch, n);
+	s[n] = 0;
+	return s;
+}
+
+static int yaml_len(const fbc_buf *b, const fbc_load_limits *lim, fbc_error *e)
+{
+	json_t *j = NULL;
+	int rc;
+
+	fbc_error_init(e);
+	rc = fbc_yaml_to_json(&j, b->data, b->len, lim, e);
+	json_decref(j);
+	return rc;
+}
+
+/* "a: &a XXX...\nb: [*a, ...]\n": k aliases of an s-byte string, padded
+ * with a comment line so that the document is `total` bytes. Each alias adds
+ * s + 3 bytes (the string, its quotes and a separator). */
+static void aliases_doc(fbc_buf *b, size_t s, size_t k, size_t total)
+{
+	char *x = repeat('x', s);
+
+	fbc_buf_init(b, 0);
+	assert_int_equal(fbc_buf_printf(b, "a: &a %s\nb: [", x), 0);
+	for (size_t i = 0; i < k; i++)
+		assert_int_equal(fbc_buf_printf(b, i ? ",*a" : "*a"), 0);
+	assert_int_equal(fbc_buf_printf(b, "]\n"), 0);
+	if (total > b->len) {
+		size_t pad = total - b->len;
+		assert_true(pad >= 2);
+		char *p = repeat('p', pad - 2);
+		assert_int_equal(fbc_buf_printf(b, "#%s\n", p), 0);
+		free(p);
+	}
+	free(x);
+}
+
+static void fbc_yaml_to_json__expansion_cap_exact(void **state)
+{
+	fbc_load_limits lim;
+	fbc_buf b;
+	fbc_error e;
+
+	fbc_load_limits_default(&lim);
+	lim.max_expand_ratio = 1000;
+	aliases_doc(&b, 100, 5, 0);
+	/* exactly at the cap: the text plus 5 x (100 + 3) */
+	lim.max_expanded_bytes = b.len + 5 * 103;
+	assert_int_equal(yaml_len(&b, &lim, &e), 0);
+	/* one byte less: refused, saying why */
+	lim.max_expanded_bytes = b.len + 5 * 103 - 1;
+	assert_int_equal(yaml_len(&b, &lim, &e), FBC_ELIMIT);
+	assert_non_null(strstr(e.message, "max_expanded_bytes"));
+	fbc_buf_dispose(&b);
+}
+
+static void fbc_yaml_to_json__expansion_ratio_exact(void **state)
+{
+	fbc_load_limits lim;
+	fbc_buf b;
+	fbc_error e;
+
+	fbc_load_limits_default(&lim);
+	lim.max_expand_ratio = 10;
+	lim.max_expanded_bytes = 1u << 30;
+	/* 10 aliases of 9000 bytes add 90,030: allowed when 9 x size >= 90,030 */
+	aliases_doc(&b, 9000, 10, 10004);
+	assert_int_equal(b.len, 10004);
+	assert_true(b.len * 10 > FBC_LOAD_EXPAND_FLOOR);
+	assert_int_equal(yaml_len(&b, &lim, &e), 0);
+	fbc_buf_dispose(&b);
+	aliases_doc(&b, 9000, 10, 10003);
+	assert_int_equal(b.len, 10003);
+	assert_int_equal(yaml_len(&b, &lim, &e), FBC_ELIMIT);
+	assert_non_null(strstr(e.message, "max_expand_ratio 10"));
+	fbc_buf_dispose(&b);
+	/* a small document may always reach the floor */
+	aliases_doc(&b, 1000, 50, 0);
+	assert_true(b.len * 10 < 50 * 1003);
+	assert_int_equal(yaml_len(&b, &lim, &e), 0);
+	fbc_buf_dispose(&b);
+}
+
+/* The probe's request: one 1 MiB string repeated 1,000 times (1 GiB once
+ * serialised) is refused quickly with the defaults, long before the node
+ * limit. */
+static void fbc_yaml_to_json__mib_string_thousand_aliases(void **state)
+{
+	fbc_buf b;
+	fbc_error e;
+	struct timespec t0, t1;
+
+	aliases_doc(&b, (size_t)1 << 20, 1000, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(yaml_len(&b, NULL, &e), FBC_ELIMIT);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_non_null(strstr(e.message, "max_expand_ratio"));
+	assert_true(t1.tv_sec - t0.tv_sec < 5);
+	/* line 2: where the alias that crossed the bound is */
+	assert_non_null(strstr(e.message, "(line 2)"));
+	fbc_buf_dispose(&b);
+}
+
+static void fbc_yaml_to_json__nested_aliases_counted(void **state)
+{
+	fbc_load_limits lim;
+	fbc_error e;
+	char *x = repeat('x', 1000);
+	fbc_buf b;
+
+	/* c holds 4 x 4 copies of the 1000-byte string through b: 16 strings */
+	fbc_buf_init(&b, 0);
+	assert_int_equal(fbc_buf_printf(&b,
+					"a: &a [%s]\n"
+					"b: &b [*a,*a,*a,*a]\n"
+					"c: [*b,*b,*b,*b]\n",
+					x),
+			 0);
+	fbc_load_limits_default(&lim);
+	lim.max_expand_ratio = 1000;
+	/* b: 4 x (2 + 1003); c: 4 x (2 + 4 x (2 + 1003)) */
+	size_t added = 4 * (2 + 1003) + 4 * (2 + 4 * (2 + 1003));
+	lim.max_expanded_bytes = b.len + added;
+	assert_int_equal(yaml_len(&b, &lim, &e), 0);
+	lim.max_expanded_bytes = b.len + added - 1;
+	assert_int_equal(yaml_len(&b, &lim, &e), FBC_ELIMIT);
+	assert_non_null(strstr(e.message, "max_expanded_bytes"));
+	fbc_buf_dispose(&b);
+	free(x);
+}
+
+static void fbc_yaml_to_json__merge_keys_counted(void **state)
+{
+	fbc_load_limits lim;
+	fbc_error e;
+	char *x = repeat('x', 1000);
+	fbc_buf b;
+
+	fbc_buf_init(&b, 0);
+	assert_int_equal(fbc_buf_printf(&b,
+					"base: &b {k: %s}\n"
+					"m1: {<<: *b, z: 1}\n"
+					"m2: {<<: *b}\n",
+					x),
+			 0);
+	fbc_load_limits_default(&lim);
+	lim.max_expand_ratio = 1000;
+	/* each merge copies the map: 2 + ("k": 1 + 3) + (1000 + 3) */
+	size_t added = 2 * (2 + 4 + 1003);
+	lim.max_expanded_bytes = b.len + added;
+	assert_int_equal(yaml_len(&b, &lim, &e), 0);
+	lim.max_expanded_bytes = b.len + added - 1;
+	assert_int_equal(yaml_len(&b, &lim, &e), FBC_ELIMIT);
+	assert_non_null(strstr(e.message, "max_expanded_bytes"));
+	fbc_buf_dispose(&b);
+	free(x);
+}
+
+/* In a catalog file: a LIMIT finding naming the file and the alias's line. */
+static void fbc_load_buffer__expansion_limit_finding(void **state)
+{
+	fbc_load_limits lim;
+	fbc_diags d;
+	fbc_error e;
+	seen s;
+	char *x = repeat('x', 200);
+	fbc_buf b;
+
+	fbc_buf_init(&b, 0);
+	assert_int_equal(fbc_buf_printf(&b,
+					"schema: olm.package\nname: ok\n---\n"
+					"schema: olm.package\n"
+					"name: &n %s\n"
+					"description: [*n, *n,\n  *n, *n]\n",
+					x),
+			 0);
+	fbc_load_limits_default(&lim);
+	lim.max_expanded_bytes = b.len + 3 * 203; /* the 4th alias, on line 7, crosses it */
+	memset(&s, 0, sizeof(s));
+	fbc_error_init(&e);
+	assert_int_equal(fbc_diags_init(&d, 0), 0);
+	assert_int_equal(fbc_load_buffer("pkg/catalog.yaml", b.data, b.len, &lim, collect, &s,
+					 &d, &e),
+			 0);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(fbc_diags_count(&d), 1);
+	assert_string_equal(fbc_diags_at(&d, 0)->code, "LIMIT");
+	assert_string_equal(fbc_diags_at(&d, 0)->file, "pkg/catalog.yaml");
+	/* the document's line, and the alias's line in the message */
+	assert_int_equal(fbc_diags_at(&d, 0)->line, 4);
+	assert_non_null(strstr(fbc_diags_at(&d, 0)->message, "max_expanded_bytes"));
+	assert_non_null(strstr(fbc_diags_at(&d, 0)->message, "(line 7)"));
+	seen_dispose(&s);
+	fbc_diags_dispose(&d);
+	fbc_buf_dispose(&b);
+	free(x);
+}
+
+static void fbc_load_limits__expansion_defaults_settable(void **state)
+{
+	fbc_load_limits lim;
+
+	fbc_load_limits_default(&lim);
+	assert_int_equal(lim.max_expand_ratio, 10);
+	assert_int_equal(lim.max_expanded_bytes, 256u << 20);
+	fbc_load_limits_set_expansion(3, 12345);
+	fbc_load_limits_default(&lim);
+	assert_int_equal(lim.max_expand_ratio, 3);
+	assert_int_equal(lim.max_expanded_bytes, 12345);
+	fbc_load_limits_set_expansion(0, 0);
+	fbc_load_limits_default(&lim);
+	assert_int_equal(lim.max_expand_ratio, 10);
+	assert_int_equal(lim.max_expanded_bytes, 256u << 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -623,6 +845,13 @@ int main(void)
 		cmocka_unit_test(fbc_load_buffer__json_strings_read_as_go_does),
 		cmocka_unit_test(fbc_yaml_to_json__nul_escapes_stay_visible),
 		cmocka_unit_test(fbc_yaml_to_json__many_anchors_fast_and_latest_wins),
+		cmocka_unit_test(fbc_yaml_to_json__expansion_cap_exact),
+		cmocka_unit_test(fbc_yaml_to_json__expansion_ratio_exact),
+		cmocka_unit_test(fbc_yaml_to_json__mib_string_thousand_aliases),
+		cmocka_unit_test(fbc_yaml_to_json__nested_aliases_counted),
+		cmocka_unit_test(fbc_yaml_to_json__merge_keys_counted),
+		cmocka_unit_test(fbc_load_buffer__expansion_limit_finding),
+		cmocka_unit_test(fbc_load_limits__expansion_defaults_settable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
