@@ -65,7 +65,8 @@ static int take_expansion_flags(int *argc, char **argv)
 				which = k;
 			} else if (argv[i][n] == '\0') {
 				if (i + 1 >= *argc) {
-					fprintf(stderr, "fbcd: option '%s' needs a value\n", names[k]);
+					fprintf(stderr, "fbcd: option '%s' needs a value\n",
+						names[k]);
 					return -1;
 				}
 				value = argv[++i];

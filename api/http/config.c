@@ -175,8 +175,8 @@ int fbc_http_config_set(fbc_http_config *c, const char *key, const char *value, 
 		 sizeof(unsigned)},
 		{"yamlExpandRatio", 1, 1000000, offsetof(fbc_http_config, yaml_expand_ratio),
 		 sizeof(unsigned long long)},
-		{"yamlExpandMaxBytes", 1 << 16, 1ull << 40, offsetof(fbc_http_config, yaml_expand_max),
-		 sizeof(unsigned long long)},
+		{"yamlExpandMaxBytes", 1 << 16, 1ull << 40,
+		 offsetof(fbc_http_config, yaml_expand_max), sizeof(unsigned long long)},
 	};
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
 		if (strcmp(key, nums[i].key) != 0)

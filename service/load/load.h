@@ -39,9 +39,9 @@ typedef struct fbc_load_limits {
 	 * Defaults 10 and 256 MiB; see fbc_load_limits_set_expansion. */
 	size_t max_expand_ratio;
 	size_t max_expanded_bytes;
-	size_t max_blobs;	 /* top-level objects in the tree (default 1,000,000) */
-	size_t max_files;	 /* files in the tree (default 100,000) */
-	unsigned threads;	 /* parser threads (0 = number of CPUs, max 16) */
+	size_t max_blobs; /* top-level objects in the tree (default 1,000,000) */
+	size_t max_files; /* files in the tree (default 100,000) */
+	unsigned threads; /* parser threads (0 = number of CPUs, max 16) */
 } fbc_load_limits;
 
 /* A document may always expand to this many bytes (small documents with a

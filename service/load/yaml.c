@@ -49,9 +49,9 @@ typedef struct conv {
 	size_t anchors_cap;
 	fbc_strmap anchor_index; /* name -> index + 1 of its latest definition */
 	size_t alias_nodes;
-	size_t doc_bytes;      /* size of the document's text */
-	size_t expanded;       /* doc_bytes + bytes produced through aliases */
-	size_t expand_limit;   /* bound on expanded */
+	size_t doc_bytes;    /* size of the document's text */
+	size_t expanded;     /* doc_bytes + bytes produced through aliases */
+	size_t expand_limit; /* bound on expanded */
 	json_t *root;
 	bool have_root;
 	int content_line;

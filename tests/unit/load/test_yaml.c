@@ -781,9 +781,8 @@ static void fbc_load_buffer__expansion_limit_finding(void **state)
 	memset(&s, 0, sizeof(s));
 	fbc_error_init(&e);
 	assert_int_equal(fbc_diags_init(&d, 0), 0);
-	assert_int_equal(fbc_load_buffer("pkg/catalog.yaml", b.data, b.len, &lim, collect, &s,
-					 &d, &e),
-			 0);
+	assert_int_equal(
+		fbc_load_buffer("pkg/catalog.yaml", b.data, b.len, &lim, collect, &s, &d, &e), 0);
 	assert_int_equal(s.n, 1);
 	assert_int_equal(fbc_diags_count(&d), 1);
 	assert_string_equal(fbc_diags_at(&d, 0)->code, "LIMIT");
