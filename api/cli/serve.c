@@ -248,6 +248,7 @@ int fbc_cmd_serve(int argc, char **argv)
 	sopt.max_connections_per_ip = cfg.max_connections_per_ip;
 	sopt.header_timeout_s = cfg.header_timeout_s;
 	sopt.idle_timeout_s = cfg.idle_timeout_s;
+	sopt.head_deadline_s = cfg.head_deadline_s;
 	sopt.read_auth = cfg.read_auth;
 	sopt.auth = fbc_http_api_auth;
 	sopt.app = &app;

@@ -30,6 +30,7 @@ void fbc_http_config_init(fbc_http_config *c)
 	c->max_connections_per_ip = 128;
 	c->header_timeout_s = 10;
 	c->idle_timeout_s = 60;
+	c->head_deadline_s = 30;
 	c->pool_size = 16;
 	c->cache_bytes = 256u * 1024 * 1024;
 	c->workers = -1;
@@ -172,6 +173,8 @@ int fbc_http_config_set(fbc_http_config *c, const char *key, const char *value, 
 		{"headerTimeoutSeconds", 1, 3600, offsetof(fbc_http_config, header_timeout_s),
 		 sizeof(unsigned)},
 		{"idleTimeoutSeconds", 1, 3600, offsetof(fbc_http_config, idle_timeout_s),
+		 sizeof(unsigned)},
+		{"headDeadlineSeconds", 0, 3600, offsetof(fbc_http_config, head_deadline_s),
 		 sizeof(unsigned)},
 		{"yamlExpandRatio", 1, 1000000, offsetof(fbc_http_config, yaml_expand_ratio),
 		 sizeof(unsigned long long)},
@@ -558,6 +561,7 @@ static const struct {
 	{"FBCD_MAX_CONNECTIONS_PER_IP", "maxConnectionsPerIP"},
 	{"FBCD_HEADER_TIMEOUT", "headerTimeoutSeconds"},
 	{"FBCD_IDLE_TIMEOUT", "idleTimeoutSeconds"},
+	{"FBCD_HEAD_DEADLINE", "headDeadlineSeconds"},
 	{"FBCD_YAML_EXPAND_RATIO", "yamlExpandRatio"},
 	{"FBCD_YAML_EXPAND_MAX", "yamlExpandMaxBytes"},
 };
@@ -607,6 +611,9 @@ static void usage(FILE *f)
 		"  --header-timeout S     silence allowed before a request head is complete and\n"
 		"                         between requests (FBCD_HEADER_TIMEOUT; 10)\n"
 		"  --idle-timeout S       silence allowed once it is (FBCD_IDLE_TIMEOUT; 60)\n"
+		"  --head-deadline S      a request head must be complete S seconds after the\n"
+		"                         connection starts waiting for it, however slowly it\n"
+		"                         trickles (FBCD_HEAD_DEADLINE; 30, 0 = none)\n"
 		"  --yaml-expand-ratio N  a YAML document may expand through aliases to N x its\n"
 		"                         size (at least 64 KiB) (FBCD_YAML_EXPAND_RATIO; 10)\n"
 		"  --yaml-expand-max BYTES  and never past BYTES (FBCD_YAML_EXPAND_MAX; 256 MiB)\n"
@@ -657,6 +664,7 @@ int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_err
 		{"idle-timeout", required_argument, NULL, 1008},
 		{"public-url", required_argument, NULL, 1009},
 		{"yaml-expand-ratio", required_argument, NULL, 1010},
+		{"head-deadline", required_argument, NULL, 1012},
 		{"yaml-expand-max", required_argument, NULL, 1011},
 		{"print-routes", no_argument, NULL, 'R'},
 		{"workers", required_argument, NULL, 'W'},
@@ -772,6 +780,9 @@ int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_err
 			break;
 		case 1009:
 			key = "publicURL", flag = "--public-url";
+			break;
+		case 1012:
+			key = "headDeadlineSeconds", flag = "--head-deadline";
 			break;
 		case 1010:
 			key = "yamlExpandRatio", flag = "--yaml-expand-ratio";

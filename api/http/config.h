@@ -66,6 +66,7 @@ typedef struct fbc_http_config {
 	unsigned max_connections_per_ip;
 	unsigned header_timeout_s;
 	unsigned idle_timeout_s;
+	unsigned head_deadline_s; /* 0 = none */
 	/* YAML alias expansion bound of every load (0 = built-in default) */
 	unsigned long long yaml_expand_ratio;
 	unsigned long long yaml_expand_max;

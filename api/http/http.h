@@ -207,6 +207,9 @@ typedef struct fbc_http_server_opts {
 	unsigned max_connections_per_ip; /* 0 = no per-address limit */
 	unsigned header_timeout_s;	 /* silence allowed before a request head is complete */
 	unsigned idle_timeout_s;	 /* silence allowed once it is (mid-body, ...) */
+	/* a request head must be complete this long after the connection
+	 * started waiting for it, however it trickles (0 = no deadline) */
+	unsigned head_deadline_s;
 	bool read_auth;			 /* reads need a token with the read scope */
 	fbc_http_auth_fn auth;
 	void *app;

@@ -1,6 +1,7 @@
 /* The libmicrohttpd server: request lifecycle (arena, bounded body),
  * routing, authentication, conditional requests, gzip, graceful stop. */
 #include "api/http/http.h"
+#include "api/http/headwatch.h"
 #include "service/base/log.h"
 #include "service/base/metrics.h"
 #include "service/base/utf8.h"
@@ -27,6 +28,7 @@ struct fbc_http_server {
 	fbc_http_server_opts opts;
 	atomic_long in_flight;
 	unsigned port;
+	fbc_head_watch *watch; /* head deadline, NULL when off */
 };
 
 struct req_state {
@@ -568,6 +570,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		st->req.method = method;
 		st->req.path = url;
 		st->req.request_id = st->request_id;
+		if (srv->watch) {
+			const union MHD_ConnectionInfo *ci =
+				MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+			if (ci)
+				fbc_head_watch_done(srv->watch, ci->socket_context);
+		}
 		/* the head is complete: the connection may now stay silent for
 		 * the longer idle timeout (a client preparing its body) */
 		if (srv->opts.idle_timeout_s)
@@ -673,6 +681,12 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	struct fbc_http_server *srv = cls;
 	struct req_state *st = *con_cls;
 
+	if (srv->watch) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+		if (ci)
+			fbc_head_watch_again(srv->watch, ci->socket_context);
+	}
 	if (!st)
 		return;
 	/* a kept-alive connection waits for its next head: short timeout again */
@@ -688,6 +702,25 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	*con_cls = NULL;
 	atomic_fetch_sub(&srv->in_flight, 1);
 	fbc_metric_add(&m_in_flight, NULL, -1);
+}
+
+/* Connections enter the head deadline watch when accepted and leave it when
+ * closed (before libmicrohttpd closes their socket). */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct fbc_http_server *srv = cls;
+
+	if (!srv->watch)
+		return;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		*socket_context = ci ? fbc_head_watch_add(srv->watch, ci->connect_fd) : NULL;
+	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		fbc_head_watch_remove(srv->watch, *socket_context);
+		*socket_context = NULL;
+	}
 }
 
 /* "ADDR:PORT", "[V6]:PORT", ":PORT" or "PORT". */
@@ -795,6 +828,10 @@ int fbc_http_server_start(fbc_http_server **out, const fbc_http_server_opts *opt
 	srv->opts = *opts;
 	srv->opts.header_timeout_s = header_timeout;
 	atomic_init(&srv->in_flight, 0);
+	if (opts->head_deadline_s && fbc_head_watch_start(&srv->watch, opts->head_deadline_s) != 0) {
+		rc = fbc_error_set(err, FBC_ENOMEM, "server", "cannot start the head deadline watch");
+		goto done;
+	}
 	/* Thread per connection (the default): handlers block on PostgreSQL,
 	 * and in a shared event-loop thread one waiting request (a slow
 	 * connection attempt, a frozen server) stalls every other connection
@@ -811,6 +848,7 @@ int fbc_http_server_start(fbc_http_server **out, const fbc_http_server_opts *opt
 	srv->daemon = MHD_start_daemon(
 		flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_ARRAY, pool, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
 		MHD_OPTION_CONNECTION_TIMEOUT, header_timeout, MHD_OPTION_CONNECTION_LIMIT,
 		max_conn, MHD_OPTION_PER_IP_CONNECTION_LIMIT, opts->max_connections_per_ip,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
@@ -828,6 +866,8 @@ int fbc_http_server_start(fbc_http_server **out, const fbc_http_server_opts *opt
 	srv = NULL;
 	rc = 0;
 done:
+	if (srv)
+		fbc_head_watch_stop(srv->watch);
 	free(srv);
 	return rc;
 }
@@ -850,5 +890,6 @@ void fbc_http_server_stop(fbc_http_server *srv, unsigned grace_ms)
 		nanosleep(&ts, NULL);
 	}
 	MHD_stop_daemon(srv->daemon);
+	fbc_head_watch_stop(srv->watch);
 	free(srv);
 }

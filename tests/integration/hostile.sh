@@ -2,7 +2,10 @@
 # What an outside attacker tries against `fbcd serve` (issue 13), each with
 # the bound that must hold, on loopback only:
 #   1. thousands of idle or trickling connections from one address: another
-#      address (127.0.0.2) is still answered within 1 s throughout;
+#      address (127.0.0.2) is still answered within 1 s throughout; a head
+#      trickled one byte a second is cut at the head deadline (4 s here),
+#      on a new and on a kept-alive connection, while one that completes in
+#      time is answered;
 #   3. refused requests (401, 404, 405, 413) are answered from the request
 #      head, before the body, and their connection is closed: a 400 MB
 #      upload without a token, to an unknown route, chunked;
@@ -56,7 +59,7 @@ ADMIN=hostile-admin-token-0123456789abcdef
 B=http://127.0.0.1:$PORT
 BUDGET=$((300 << 20))
 FBCD_ADMIN_TOKEN=$ADMIN "$FBCD" serve --listen "127.0.0.1:$PORT" --database-url "$URL" \
-	--data-dir "$T/data" --max-connections-per-ip 64 --header-timeout 5 \
+	--data-dir "$T/data" --max-connections-per-ip 64 --header-timeout 5 --head-deadline 4 \
 	--max-body-anonymous 4000000 --max-extract-anonymous $((256 << 20)) \
 	--upload-budget $BUDGET >"$T/serve.log" 2>&1 &
 SERVE_PID=$!
@@ -136,6 +139,65 @@ if [ "$CODE" = 200 ] && python3 -c 'import json,sys; r=json.load(open(sys.argv[1
 else
 	fail "the refused push stored a revision: HTTP $CODE"; head -c 400 "$T/body"; echo
 fi
+
+# ---- 1. a head trickled one byte a second (never 5 s of silence): cut at the
+# 4 s head deadline; the same on a kept-alive connection after a request; a
+# head completed in 2 s is answered
+python3 - "$PORT" "$SLOW" <<'PY' && pass || fail "head deadline"
+import socket, sys, threading, time
+port, slow = int(sys.argv[1]), float(sys.argv[2])
+def trickle(first=b""):
+    t_resp = None
+    c = socket.create_connection(("127.0.0.1", port), timeout=30)
+    if first:
+        c.sendall(first)
+        data = b""
+        while b"\r\n\r\n" not in data or len(data) < 10:
+            d = c.recv(65536)
+            if not d: break
+            data += d
+        assert data.startswith(b"HTTP/1.1 200"), data[:60]
+        t_resp = time.time()  # the deadline runs from the end of the request
+        time.sleep(0.5)  # the rest of the body, if any, has arrived
+        c.setblocking(False)
+        try:
+            while c.recv(65536): pass
+        except BlockingIOError: pass
+        c.setblocking(True)
+    t0 = t_resp if first else time.time()
+    head = b"GET /v1/catalogs/ex/packages HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 100
+    closed = None
+    for ch in head:
+        try:
+            c.sendall(bytes([ch]))
+        except OSError:
+            closed = time.time() - t0; break
+        c.settimeout(1.0)
+        try:
+            d = c.recv(65536)
+            if not d:
+                closed = time.time() - t0; break
+        except socket.timeout:
+            pass
+        except OSError:
+            closed = time.time() - t0; break
+    c.close()
+    return closed
+fresh = trickle()
+kept = trickle(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+# completed in about 2 s, within the deadline: answered
+c = socket.create_connection(("127.0.0.1", port), timeout=10)
+t0 = time.time()
+for part in (b"GET /healthz HTTP/1.1\r\n", b"Host: x\r\n", b"Connection: close\r\n", b"\r\n"):
+    c.sendall(part); time.sleep(0.6)
+slow_ok = c.recv(65536).startswith(b"HTTP/1.1 200")
+c.close()
+print("    trickled heads cut after %s s (new connection) and %s s (kept alive); a head "
+      "completed in %.1f s answered: %s"
+      % (fresh and "%.1f" % fresh, kept and "%.1f" % kept, time.time() - t0, slow_ok))
+ok = all(x is not None and 3.5 <= x <= 4 + 2 * slow for x in (fresh, kept)) and slow_ok
+sys.exit(0 if ok else 1)
+PY
 
 # ---- 1. connection flood from 127.0.0.1; a client on 127.0.0.2 measures
 python3 - "$PORT" "$SECONDS_FLOOD" "$SLOW" <<'PY' && pass || fail "connection flood"

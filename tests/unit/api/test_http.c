@@ -629,6 +629,13 @@ static void fbc_http_config_set__limits_and_timeouts(void **state)
 	fbc_error err;
 
 	fbc_http_config_init(&c);
+	assert_int_equal(c.head_deadline_s, 30);
+	assert_int_equal(fbc_http_config_set(&c, "headDeadlineSeconds", "0", "t", &err), 0);
+	assert_int_equal(c.head_deadline_s, 0);
+	assert_int_equal(fbc_http_config_set(&c, "headDeadlineSeconds", "7", "t", &err), 0);
+	assert_int_equal(c.head_deadline_s, 7);
+	assert_int_equal(fbc_http_config_set(&c, "headDeadlineSeconds", "3601", "t", &err),
+			 FBC_EINVAL);
 	assert_int_equal(c.max_connections_per_ip, 128);
 	assert_true(c.max_body_anon < c.max_body);
 	assert_true(c.max_extract_anon < c.max_extract);
