@@ -210,7 +210,7 @@ typedef struct fbc_http_server_opts {
 	/* a request head must be complete this long after the connection
 	 * started waiting for it, however it trickles (0 = no deadline) */
 	unsigned head_deadline_s;
-	bool read_auth;			 /* reads need a token with the read scope */
+	bool read_auth; /* reads need a token with the read scope */
 	fbc_http_auth_fn auth;
 	void *app;
 	const fbc_http_route *routes;

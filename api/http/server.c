@@ -828,8 +828,10 @@ int fbc_http_server_start(fbc_http_server **out, const fbc_http_server_opts *opt
 	srv->opts = *opts;
 	srv->opts.header_timeout_s = header_timeout;
 	atomic_init(&srv->in_flight, 0);
-	if (opts->head_deadline_s && fbc_head_watch_start(&srv->watch, opts->head_deadline_s) != 0) {
-		rc = fbc_error_set(err, FBC_ENOMEM, "server", "cannot start the head deadline watch");
+	if (opts->head_deadline_s &&
+	    fbc_head_watch_start(&srv->watch, opts->head_deadline_s) != 0) {
+		rc = fbc_error_set(err, FBC_ENOMEM, "server",
+				   "cannot start the head deadline watch");
 		goto done;
 	}
 	/* Thread per connection (the default): handlers block on PostgreSQL,
@@ -848,9 +850,9 @@ int fbc_http_server_start(fbc_http_server **out, const fbc_http_server_opts *opt
 	srv->daemon = MHD_start_daemon(
 		flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_ARRAY, pool, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
-		MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
-		MHD_OPTION_CONNECTION_TIMEOUT, header_timeout, MHD_OPTION_CONNECTION_LIMIT,
-		max_conn, MHD_OPTION_PER_IP_CONNECTION_LIMIT, opts->max_connections_per_ip,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv, MHD_OPTION_CONNECTION_TIMEOUT,
+		header_timeout, MHD_OPTION_CONNECTION_LIMIT, max_conn,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, opts->max_connections_per_ip,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
 		MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_UNESCAPE_CALLBACK,
 		unescape, NULL, MHD_OPTION_END);
