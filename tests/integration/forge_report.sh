@@ -220,4 +220,5 @@ for tok in "$GH_TOKEN" "$GL_TOKEN"; do
 done
 grep -q 'forge' "$T/dump.sql" && pass || fail "dump holds nothing (the check above would prove nothing)"
 kill -0 "$SERVE_PID" && pass || fail "server died"
+stop_clean "$SERVE_PID" "$T/serve.log"; SERVE_PID=
 finish

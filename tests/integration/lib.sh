@@ -14,6 +14,21 @@ finish() {
 	[ "$FAILS" -eq 0 ]
 }
 
+# stop_clean PID LOG...: stop a server with SIGTERM, wait for it, and fail
+# if it or its sanitizers (AddressSanitizer, LeakSanitizer at exit, UBSan)
+# reported anything in its logs.
+stop_clean() {
+	_pid=$1
+	shift
+	kill -TERM "$_pid" 2>/dev/null && wait "$_pid" 2>/dev/null
+	if grep -q "ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error" "$@" 2>/dev/null; then
+		fail "sanitizer report in $*"
+		grep -h -A20 "ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error" "$@" | head -60
+	else
+		pass
+	fi
+}
+
 # run ARGS...: runs fbcd, leaves stdout in $T/out, stderr in $T/err, status in $RC.
 run() {
 	RC=0

@@ -136,4 +136,6 @@ until [ "$(sql "SELECT count(*) FROM jobs WHERE kind = 'repo.poll' AND state = '
 done
 [ "$(sql "SELECT count(*) FROM jobs WHERE kind = 'repo.poll' AND state = 'failed'")" -ge 1 ] && pass || fail "an unreachable remote did not fail the poll"
 [ "$(revs)" = 2 ] && kill -0 "$SERVE_PID" && kill -0 "$WORKER_PID" && pass || fail "service down or revisions changed"
+stop_clean "$SERVE_PID" "$T/serve.log"; SERVE_PID=
+stop_clean "$WORKER_PID" "$T/worker.log"; WORKER_PID=
 finish

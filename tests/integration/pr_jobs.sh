@@ -172,4 +172,6 @@ J=$(pr_event synchronize 10897 1234567890123456789012345678901234567890 someone 
 [ "$(sql "SELECT count(*) FROM jobs WHERE kind = 'forge.report' AND payload->>'phase' = 'final'")" = "$(sql "SELECT count(*) FROM pull_checks")" ] &&
 	pass || fail "final forge.report jobs: $(sql "SELECT count(*) FROM jobs WHERE kind = 'forge.report'")"
 kill -0 "$SERVE_PID" && kill -0 "$WORKER_PID" && pass || fail "a process died"
+stop_clean "$SERVE_PID" "$T/serve.log"; SERVE_PID=
+stop_clean "$WORKER_PID" "$T/worker.log"; WORKER_PID=
 finish
