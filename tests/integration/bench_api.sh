@@ -4,7 +4,10 @@
 # the very same bytes as a static file, in the same run on the same machine;
 # /api/v1/all gzip-compressed and POST /v1/resolve; and the three again with
 # --threads 4 (a shared event-loop pool, the threading model before the
-# default thread per connection).
+# default thread per connection); and wrk on the cached package query while
+# PostgreSQL is frozen (SIGSTOP) for 4 s, next to the same wrk run without
+# a freeze (issue 13 item 7: p99 under 50 ms). The load average is printed
+# first and last: the machine may be shared.
 #   bench_api.sh FBCD REAL_CATALOG [DURATION_SECONDS]
 # Skips (77) without wrk, nginx, PostgreSQL or the catalog.
 FBCD=$1 REAL=$2 DUR=${3:-${FBCD_BENCH_SECONDS:-5}}
@@ -129,6 +132,7 @@ LUA
 curl -sf -XPOST -d '{"catalogs": [{"name": "community"}], "requests": [{"package": "hive-operator", "channel": "alpha"}]}' \
 	"$B/v1/resolve" >/dev/null || echo "warning: POST /v1/resolve failed before the benchmark"
 
+echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)"
 echo "wrk: 4 threads, 64 connections, ${DUR}s each (errors: non-2xx and socket errors)"
 bench "fbcd package query" "$B$PKG" fpkg
 bench "nginx same bytes (static)" "http://127.0.0.1:$NPORT/package.json" npkg
@@ -146,6 +150,34 @@ bench "fbcd /api/v1/all, gzip, --threads 4" "http://127.0.0.1:$PORT3$ALL" tall
 BENCH_ARGS="-s $T/resolve.lua"
 bench "fbcd POST /v1/resolve, --threads 4" "http://127.0.0.1:$PORT3/v1/resolve" tres
 BENCH_ARGS=
+
+# cached reads while PostgreSQL is frozen for 4 s (wrk for 8 s: the freeze
+# from second 2 to 6), next to the same 8 s without a freeze
+FREEZE_DUR=8
+PGPID=$(head -1 "$PGDIR/data/postmaster.pid")
+freeze_bench() { # NAME FREEZE(0|1)
+	wrk -t4 -c64 -d"${FREEZE_DUR}s" --latency "$B$PKG" >"$T/wrk.out" 2>&1 &
+	wpid=$!
+	if [ "$2" = 1 ]; then
+		sleep 2
+		pids="$PGPID $(pgrep -P "$PGPID" | tr '\n' ' ')"
+		# shellcheck disable=SC2086 # one pid per word
+		kill -STOP $pids
+		sleep 4
+		# shellcheck disable=SC2086
+		kill -CONT $pids
+	fi
+	wait "$wpid"
+	rps=$(awk '/^Requests\/sec:/ {print $2}' "$T/wrk.out")
+	p99=$(awk '$1 == "99%" {print $2}' "$T/wrk.out")
+	max=$(awk '/^    Latency/ {print $4}' "$T/wrk.out")
+	errs=$(awk '/Non-2xx|Socket errors/ {print}' "$T/wrk.out" | tr '\n' ' ')
+	printf '%-34s %12s req/s   p99 %10s  max %10s  %s\n' "$1" "$rps" "$p99" "$max" "$errs"
+}
+echo "wrk: 4 threads, 64 connections, ${FREEZE_DUR}s, cached package query"
+freeze_bench "fbcd package query, no freeze" 0
+freeze_bench "fbcd package query, PG frozen 4 s" 1
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)"
 python3 - "$T" <<'PY'
 import sys
 t = sys.argv[1]
