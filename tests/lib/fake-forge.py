@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A stand-in for the GitHub and GitLab REST APIs, on loopback, for tests:
 fake-forge.py PORTFILE RECORD [CONTROL]. Every request is appended to RECORD
-as one JSON line {"method", "path", "headers", "body"} before it is answered.
+as one JSON line {"method", "path", "t", "headers", "body"} before it is answered.
 CONTROL (a JSON file, re-read on each request, may be absent) scripts
 failures: {"fail": [{"method": "POST", "path": REGEX, "status": 429,
 "retryAfter": 1, "times": 1, "body": {...}}]} — each rule answers its status
@@ -13,6 +13,7 @@ import os
 import re
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PORTFILE, RECORD = sys.argv[1], sys.argv[2]
@@ -52,7 +53,7 @@ class H(BaseHTTPRequestHandler):
         path = self.path
         with lock:
             with open(RECORD, "a") as f:
-                f.write(json.dumps({"method": self.command, "path": path,
+                f.write(json.dumps({"method": self.command, "path": path, "t": time.time(),
                                     "headers": dict(self.headers.items()), "body": body}) + "\n")
             ctl = {}
             if CONTROL and os.path.exists(CONTROL):
