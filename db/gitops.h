@@ -209,6 +209,33 @@ int fbc_db_pull_report_set(fbc_db *db, const char *repository, long number, cons
 int fbc_db_pull_merge_set(fbc_db *db, const char *repository, long number, const char *merge_sha,
 			  const char *error, fbc_error *err);
 
+/* -------------------------------------------------------------- images */
+
+/* One pushed image of a revision (pipeline.md §8): platforms and tags are
+ * PostgreSQL text[] literals ("{linux/amd64,linux/arm64}"). */
+typedef struct fbc_db_image {
+	const char *catalog;
+	int64_t revision;
+	const char *digest, *media_type, *platforms, *repository, *tags;
+	int64_t job_id; /* 0: none */
+} fbc_db_image;
+
+/* Record it; pushing the same digest again adds its tags. */
+int fbc_db_image_record(fbc_db *db, const fbc_db_image *im, fbc_error *err);
+/* GET /v1/catalogs/{c}/images: {"items": [{"catalog", "revision", "digest",
+ * "mediaType", "platforms", "repository", "tags", "job", "pushedAt"}]},
+ * newest first. FBC_ENOTFOUND for an unknown catalog. */
+int fbc_db_image_list(json_t **out, fbc_db *db, const char *catalog, fbc_error *err);
+/* GET /v1/images/{digest}: {"digest", "images": [...]}; FBC_ENOTFOUND when
+ * nothing was pushed with it. */
+int fbc_db_image_get(json_t **out, fbc_db *db, const char *digest, fbc_error *err);
+/* What a build of revision `number` (0: the current one) needs:
+ * {"catalog", "revision", "digest", "created" (commit time, else the
+ * revision's time, in seconds), "commit"|null, "repository"|null,
+ * "source" (the repository's URL)|null}. */
+int fbc_db_revision_facts(json_t **out, fbc_db *db, const char *catalog, int64_t number,
+			  fbc_error *err);
+
 /* ---------------------------------------------------------- provenance */
 
 typedef struct fbc_db_provenance {
@@ -237,13 +264,15 @@ int fbc_db_pull_of_commit(long *number, fbc_db *db, const char *repository, cons
 /* GET /v1/repositories/{r}/commits/{sha} (§9): {"repository", "commit",
  * "pullRequest"|null, "author"|null, "committedAt"|null, "checks": [check
  * results of this head], "revisions": [{"catalog", "revision", "digest"}],
+ * "images": [{"catalog", "revision", "digest", "repository", "tags"}],
  * "ingest": {"job", "state", "error"}|null}. sha may be a prefix of at least
  * 7 hex digits. FBC_ENOTFOUND for a commit fbcd has neither seen nor queued. */
 int fbc_db_commit_get(json_t **out, fbc_db *db, const char *repository, const char *sha,
 		      fbc_error *err);
 /* GET .../bundles/{b}/history (§9): {"catalog", "package", "bundle",
  * "firstRevision": {"revision", "digest", "createdAt", "provenance"}|null,
- * "revisions": [numbers holding it, ascending]}. FBC_ENOTFOUND when no
+ * "revisions": [numbers holding it, ascending], "images": [{"revision",
+ * "digest", "repository", "tags", "pushedAt"}] of those revisions}. FBC_ENOTFOUND when no
  * revision of the catalog ever held the bundle. */
 int fbc_db_bundle_history(json_t **out, fbc_db *db, const char *catalog, const char *package,
 			  const char *bundle, fbc_error *err);

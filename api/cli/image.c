@@ -8,6 +8,7 @@
 #include "api/cli/image.h"
 #include "api/cli/util.h"
 #include "pipeline/image/image.h"
+#include "pipeline/publish/publish.h"
 #include "pipeline/oci/client.h"
 #include "db/db.h"
 #include "pipeline/oci/oci.h"
@@ -222,18 +223,6 @@ static int base_layout(char *dir, size_t dsize, char *name, size_t nsize, char *
 	return 0;
 }
 
-struct rev_ctx {
-	fbc_catalog *cat;
-	fbc_diags *diags;
-};
-
-static int rev_add_meta(void *ctx, const fbc_meta *meta, fbc_error *err)
-{
-	struct rev_ctx *rc = ctx;
-
-	return fbc_catalog_add_meta(rc->cat, meta, rc->diags, err);
-}
-
 /* CATALOG[@N] from the service's database: its canonical stream (validated
  * at ingest), parsed and linked. label gets "CATALOG@N". */
 static int load_revision(fbc_catalog **out, char *label, size_t label_size, const char *url,
@@ -242,13 +231,10 @@ static int load_revision(fbc_catalog **out, char *label, size_t label_size, cons
 	fbc_db_options dbo = {.url = url, .pool_size = 1};
 	fbc_db *db = NULL;
 	fbc_db_rev rev;
-	fbc_load_limits lim;
 	fbc_catalog *cat = NULL;
-	struct rev_ctx ctx;
-	char name[256], *data = NULL;
+	char name[256];
 	const char *at = strrchr(spec, '@');
 	long n = 0;
-	size_t len = 0;
 	int rc;
 
 	if (!at)
@@ -264,27 +250,13 @@ static int load_revision(fbc_catalog **out, char *label, size_t label_size, cons
 				     "needs --database-url or $FBCD_DATABASE_URL");
 	if ((rc = fbc_db_open(&db, &dbo, err)) ||
 	    (rc = fbc_db_revision_resolve(&rev, db, name, n, err)) ||
-	    (rc = fbc_db_all_get(&data, &len, db, &rev, err)))
-		goto done;
-	fbc_load_limits_default(&lim);
-	if (len > lim.max_file_bytes)
-		lim.max_file_bytes = len;
-	if (len > lim.max_total_bytes)
-		lim.max_total_bytes = len;
-	if ((rc = fbc_catalog_create(&cat, &lim, err)))
-		goto done;
-	ctx.cat = cat;
-	ctx.diags = diags;
-	if ((rc = fbc_load_buffer("catalog.json", data ? data : "", len, &lim, rev_add_meta, &ctx,
-				  diags, err)) ||
-	    (rc = fbc_catalog_link(cat, err)))
+	    (rc = fbc_publish_load_revision(&cat, db, &rev, diags, err)))
 		goto done;
 	snprintf(label, label_size, "%s@%lld", name, (long long)rev.number);
 	*out = cat;
 	cat = NULL;
 done:
 	fbc_catalog_free(cat);
-	free(data);
 	fbc_db_close(db);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include "api/http/app.h"
 #include "api/http/config.h"
 #include "api/http/content.h"
+#include "api/http/handlers.h"
 #include "db/db.h"
 #include "db/embedded.h"
 #include "db/gitops.h"
@@ -62,7 +63,9 @@ static int store_repositories(fbc_db *db, const fbc_http_config *cfg, fbc_error 
 
 		if (!copy)
 			return fbc_error_set(err, FBC_ENOMEM, "repositories", "out of memory");
-		rc = fbc_db_repo_put(&out, db, copy, "config", true, err);
+		rc = fbc_http_repo_publish_check(copy, err);
+		if (rc == 0)
+			rc = fbc_db_repo_put(&out, db, copy, "config", true, err);
 		json_decref(copy);
 		json_decref(out);
 		if (rc != 0) {

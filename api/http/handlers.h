@@ -117,4 +117,12 @@ int fbc_http_job_retry(fbc_http_req *req, fbc_http_resp *resp);
 /* catalogd.c */
 int fbc_http_catalogd_all(fbc_http_req *req, fbc_http_resp *resp);
 int fbc_http_catalogd_metas(fbc_http_req *req, fbc_http_resp *resp);
+/* repositories.c: the publish targets of a repository document. */
+int fbc_http_repo_publish_check(json_t *spec, fbc_error *err);
+
+/* images.c */
+int fbc_http_image_list(fbc_http_req *req, fbc_http_resp *resp);
+int fbc_http_image_get(fbc_http_req *req, fbc_http_resp *resp);
+int fbc_http_image_publish(fbc_http_req *req, fbc_http_resp *resp);
+
 #endif

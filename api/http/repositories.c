@@ -3,7 +3,9 @@
  * (file path, variable name) and are returned as such. */
 #include "api/http/handlers.h"
 #include "db/gitops.h"
+#include "pipeline/publish/publish.h"
 
+#include <stdio.h>
 #include <string.h>
 
 int fbc_http_repo_list(fbc_http_req *req, fbc_http_resp *resp)
@@ -27,6 +29,24 @@ static int bad_spec(fbc_http_resp *resp, fbc_http_req *req, const fbc_error *err
 	return fbc_http_problem_from_error(resp, req, err);
 }
 
+int fbc_http_repo_publish_check(json_t *spec, fbc_error *err)
+{
+	json_t *t;
+	size_t i;
+	int rc;
+
+	json_array_foreach(json_object_get(spec, "publish"), i, t)
+	{
+		if ((rc = fbc_publish_target_check(t, true, err)) != 0) {
+			char where[sizeof(err->where)];
+			snprintf(where, sizeof(where), "publish[%zu]: %s", i, err->where);
+			snprintf(err->where, sizeof(err->where), "%s", where);
+			return rc;
+		}
+	}
+	return 0;
+}
+
 int fbc_http_repo_create(fbc_http_req *req, fbc_http_resp *resp)
 {
 	json_t *body = NULL, *out = NULL;
@@ -41,7 +61,8 @@ int fbc_http_repo_create(fbc_http_req *req, fbc_http_resp *resp)
 			return fbc_http_problem(resp, req, 400, "bad_repository",
 						"%s: read-only field", ro[i]);
 	fbc_error_init(&err);
-	if ((rc = fbc_db_repo_put(&out, app_of(req)->db, body, "api", false, &err)) != 0)
+	if ((rc = fbc_http_repo_publish_check(body, &err)) != 0 ||
+	    (rc = fbc_db_repo_put(&out, app_of(req)->db, body, "api", false, &err)) != 0)
 		return bad_spec(resp, req, &err);
 	fbc_http_resp_header(resp, "Location",
 			     fbc_arena_printf(req->arena, "/v1/repositories/%s",
@@ -68,8 +89,10 @@ int fbc_http_repo_patch(fbc_http_req *req, fbc_http_resp *resp)
 	if (fbc_http_read_json_object(&body, req, resp) != 0)
 		return 0;
 	fbc_error_init(&err);
-	rc = fbc_db_repo_patch(&out, app_of(req)->db, fbc_http_param(req, "repository"), body,
-			       &err);
+	rc = fbc_http_repo_publish_check(body, &err);
+	if (rc == 0)
+		rc = fbc_db_repo_patch(&out, app_of(req)->db, fbc_http_param(req, "repository"),
+				       body, &err);
 	if (rc != 0)
 		return bad_spec(resp, req, &err);
 	return fbc_http_json(resp, req, 200, out);

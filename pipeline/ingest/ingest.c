@@ -7,6 +7,7 @@
 #include "pipeline/git/git.h"
 #include "pipeline/checks/settings.h"
 #include "pipeline/git/mirror.h"
+#include "pipeline/publish/publish.h"
 #include "service/base/metrics.h"
 #include "service/fbc/validate.h"
 
@@ -272,6 +273,21 @@ int fbc_ingest_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc_error
 stored:
 	if (rc)
 		goto done;
+	/* §8: each new revision goes to the repository's publish targets */
+	json_t *item;
+	size_t k;
+	json_array_foreach(cats, k, item)
+	{
+		size_t n = 0;
+		if (!json_is_true(json_object_get(item, "created")))
+			continue;
+		if ((rc = fbc_publish_for_revision(
+			     &n, ctx->db, repo, json_string_value(json_object_get(item, "catalog")),
+			     json_integer_value(json_object_get(item, "revision")), err)))
+			goto done;
+		if (n)
+			json_object_set_new(item, "publishJobs", json_integer((json_int_t)n));
+	}
 	if ((rc = fbc_db_commit_seen(ctx->db, &prov, err)))
 		goto done;
 	res = json_pack("{s:s,s:O,s:o}", "commit", id, "catalogs", cats, "pullRequest",

@@ -2,6 +2,7 @@
  * worker` run, and the diagnostic "noop" kind. */
 #include "pipeline/queue/queue.h"
 #include "pipeline/ingest/ingest.h"
+#include "pipeline/publish/publish.h"
 #include "pipeline/review/review.h"
 #include "service/base/log.h"
 
@@ -44,6 +45,7 @@ static const fbc_queue_kind kinds[] = {
 	{"pr.check", fbc_review_check_run, false},
 	{"forge.report", fbc_review_report_run, false},
 	{"pr.merge", fbc_review_merge_run, false},
+	{"catalog.publish", fbc_publish_run, false},
 };
 
 const fbc_queue_kind *fbc_queue_builtin_kinds(size_t *n)
