@@ -196,6 +196,11 @@ int fbc_db_pull_check_store(int64_t *check_id, fbc_db *db, int64_t job_id, const
 			    const fbc_db_pull_check *pc, const char *job_result,
 			    const char *report_kind, fbc_error *err);
 
+/* GET /v1/repositories/{r}/pulls: {"items": [{"number", "state", "headSha",
+ * "author", "title", "approvals", "mergeSha", "updatedAt", "conclusion" (of
+ * the newest check)|null, "checks" (how many runs)}]}, the 500 most recently
+ * updated first. FBC_ENOTFOUND for an unknown repository. */
+int fbc_db_pull_list(json_t **out, fbc_db *db, const char *repository, fbc_error *err);
 /* A stored check: {"id", "repository", "number", "headSha", "baseSha",
  * "conclusion", "result", "job", "newest": no later check of the pull
  * request exists}. FBC_ENOTFOUND when absent. */

@@ -1,6 +1,6 @@
 /* fbcd dashboard: a single-page app over the REST API (no framework).
  * Routes live in the URL fragment: #/, #/catalogs/C, #/catalogs/C/packages/P,
- * #/resolve, #/repositories, #/jobs. Every value from the API is written
+ * #/resolve, #/repositories, #/repositories/R, #/repositories/R/pulls/N, #/jobs. Every value from the API is written
  * with textContent (never innerHTML), except the graph pictures, which are
  * the server's own SVG, parsed as XML and cleaned of scripts and handlers. */
 "use strict";
@@ -217,9 +217,10 @@
 	function pageCatalog(gen, cat) {
 		var base = "/v1/catalogs/" + seg(cat);
 		loading("Catalog " + cat, "catalogs");
-		return Promise.all([api(base), all(base + "/revisions", 200), all(base + "/packages")]).then(function (res) {
+		var images = api(base + "/images").then(function (r) { return r.items || []; }, function () { return null; });
+		return Promise.all([api(base), all(base + "/revisions", 200), all(base + "/packages"), images]).then(function (res) {
 			if (gen !== generation) return;
-			var c = res[0], revs = res[1], pkgs = res[2];
+			var c = res[0], revs = res[1], pkgs = res[2], imgs = res[3];
 			var facts = el("dl", { className: "facts" },
 				el("dt", { text: "Current revision" }), el("dd", { text: c.currentRevision === null ? "none" : c.currentRevision }),
 				el("dt", { text: "Digest" }), el("dd", null, el("code", { text: c.digest || "—" })),
@@ -243,10 +244,19 @@
 				{ label: "Latest version", cls: "wide", get: function (p) { return p.latestVersion || ""; } },
 				{ label: "Deprecated", cls: "wide", get: function (p) { return p.deprecated ? "deprecated" : ""; } }
 			], pkgs) : empty("This revision has no package.");
+			var imgTable = imgs === null ? empty("This server does not publish images.") : imgs.length ? table(imgs.length + " images", [
+				{ label: "Revision", cls: "num", get: function (i) { return i.revision; } },
+				{ label: "Image", get: function (i) { return el("code", { text: i.repository }); } },
+				{ label: "Tags", get: function (i) { return (i.tags || []).join(", "); } },
+				{ label: "Platforms", cls: "wide", get: function (i) { return (i.platforms || []).join(", "); } },
+				{ label: "Digest", get: function (i) { return el("code", { className: "digest", title: i.digest, text: shortDigest(i.digest) }); } },
+				{ label: "Pushed", cls: "wide", get: function (i) { return fmtDate(i.pushedAt); } }
+			], imgs) : empty("No image published yet (a repository's publish targets, or POST " + base + "/images).");
 			show("Catalog " + cat, [
 				el("p", { className: "crumbs" }, link("#/", "Catalogs"), " / ", cat),
 				facts,
 				el("section", { "aria-labelledby": "h-revs" }, el("h2", { id: "h-revs", text: "Revisions" }), revTable),
+				el("section", { "aria-labelledby": "h-imgs" }, el("h2", { id: "h-imgs", text: "Images" }), imgTable),
 				el("section", { "aria-labelledby": "h-pkgs" }, el("h2", { id: "h-pkgs", text: "Packages" }), pkgTable)
 			], "catalogs");
 		});
@@ -392,6 +402,14 @@
 				if (b.name === p.defaultChannel) return 1;
 				return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 			});
+			var icon = el("img", { className: "pkg-icon", alt: "", width: 48, height: 48 });
+			var t = token();
+			fetch(base + "/icon", { headers: t ? { Authorization: "Bearer " + t } : {}, credentials: "same-origin" }).then(function (r) {
+				return r.ok ? r.blob() : null;
+			}).then(function (b) {
+				if (b && /^image\/(png|svg\+xml|jpeg|gif|webp)$/.test(b.type)) { icon.src = URL.createObjectURL(b); icon.alt = pkg + " icon"; }
+				else icon.remove();
+			}, function () { icon.remove(); });
 			var facts = el("dl", { className: "facts" },
 				el("dt", { text: "Catalog" }), el("dd", null, link("#/catalogs/" + seg(cat), cat)),
 				el("dt", { text: "Default channel" }), el("dd", { text: p.defaultChannel || "—" }),
@@ -415,6 +433,7 @@
 			], bundles.slice().sort(function (a, b) { return a.name < b.name ? -1 : a.name > b.name ? 1 : 0; })) : empty("No bundle.");
 			show("Package " + pkg, [
 				el("p", { className: "crumbs" }, link("#/", "Catalogs"), " / ", link("#/catalogs/" + seg(cat), cat), " / ", pkg),
+				icon,
 				facts,
 				el("p", null, link("#/resolve?catalog=" + seg(cat) + "&package=" + seg(pkg), "Resolve this package")),
 				el("section", { "aria-labelledby": "h-chans" }, el("h2", { id: "h-chans", text: "Channels (" + chans.length + ")" }), chanSections),
@@ -517,13 +536,93 @@
 	function pageRepositories(gen) {
 		return optional(gen, "Repositories", "repositories", "/v1/repositories",
 			"No repository is registered (POST /v1/repositories or the configuration file).", [
-				{ label: "Name", get: function (r) { return r.name; } },
+				{ label: "Name", get: function (r) { return link("#/repositories/" + seg(r.name), r.name); } },
 				{ label: "URL", get: function (r) { return el("code", { text: r.url }); } },
 				{ label: "Branch", get: function (r) { return r.branch || ""; } },
 				{ label: "Forge", cls: "wide", get: function (r) { return r.forge && r.forge.kind ? r.forge.kind : ""; } },
 				{ label: "Head commit", get: function (r) { return r.headCommit ? el("code", { text: String(r.headCommit).slice(0, 12) }) : "—"; } },
 				{ label: "Fetched", cls: "wide", get: function (r) { return fmtDate(r.fetchedAt) || "never"; } }
 			]);
+	}
+
+	function conclusionSpan(c) {
+		return el("span", { className: c === "success" ? "ok" : c === "failure" ? "bad" : null, text: c || "—" });
+	}
+
+	function pageRepository(gen, name) {
+		var base = "/v1/repositories/" + seg(name);
+		loading("Repository " + name, "repositories");
+		return Promise.all([api(base), api(base + "/pulls")]).then(function (res) {
+			if (gen !== generation) return;
+			var r = res[0], pulls = res[1].items || [];
+			var facts = el("dl", { className: "facts" },
+				el("dt", { text: "URL" }), el("dd", null, el("code", { text: r.url })),
+				el("dt", { text: "Branch" }), el("dd", { text: r.branch }),
+				el("dt", { text: "Forge" }), el("dd", { text: r.forge && r.forge.kind !== "none" ? r.forge.kind + " " + (r.forge.project || "") + " (" + (r.forge.report || "") + ")" : "none" }),
+				el("dt", { text: "Merge" }), el("dd", { text: r.merge || "off" }),
+				el("dt", { text: "Head commit" }), el("dd", null, r.headCommit ? el("code", { text: r.headCommit }) : "—"),
+				el("dt", { text: "Fetched" }), el("dd", { text: fmtDate(r.fetchedAt) || "never" }));
+			var pullTable = pulls.length ? table(pulls.length + " pull requests", [
+				{ label: "Pull request", get: function (p) { return link("#/repositories/" + seg(name) + "/pulls/" + p.number, "#" + p.number); } },
+				{ label: "Title", cls: "wide", get: function (p) { return p.title || ""; } },
+				{ label: "Author", get: function (p) { return p.author || ""; } },
+				{ label: "State", get: function (p) { return p.state; } },
+				{ label: "Checks", get: function (p) { return conclusionSpan(p.conclusion); } },
+				{ label: "Runs", cls: "num", get: function (p) { return p.checks; } },
+				{ label: "Updated", cls: "wide", get: function (p) { return fmtDate(p.updatedAt); } }
+			], pulls) : empty("No pull request yet: they appear with the forge's webhooks.");
+			show("Repository " + name, [
+				el("p", { className: "crumbs" }, link("#/repositories", "Repositories"), " / ", name),
+				facts,
+				el("section", { "aria-labelledby": "h-pulls" }, el("h2", { id: "h-pulls", text: "Pull requests" }), pullTable)
+			], "repositories");
+		});
+	}
+
+	function pagePull(gen, name, number) {
+		var base = "/v1/repositories/" + seg(name) + "/pulls/" + seg(number);
+		loading("Pull request #" + number, "repositories");
+		return api(base).then(function (p) {
+			if (gen !== generation) return;
+			var latest = p.checks && p.checks[0], doc = latest && latest.result;
+			var facts = el("dl", { className: "facts" },
+				el("dt", { text: "Title" }), el("dd", { text: p.title || "—" }),
+				el("dt", { text: "Author" }), el("dd", { text: p.author || "—" }),
+				el("dt", { text: "State" }), el("dd", { text: p.state }),
+				el("dt", { text: "Head" }), el("dd", null, p.headSha ? el("code", { text: p.headSha }) : "—"),
+				el("dt", { text: "Approvals" }), el("dd", { text: (p.approvals || []).join(", ") || "none" }),
+				el("dt", { text: "Conclusion" }), el("dd", null, conclusionSpan(latest && latest.conclusion)),
+				p.mergeError ? el("dt", { text: "Merge" }) : null, p.mergeError ? el("dd", { className: "bad", text: p.mergeError }) : null);
+			var parts = [el("p", { className: "crumbs" }, link("#/repositories", "Repositories"), " / ", link("#/repositories/" + seg(name), name), " / #" + number), facts];
+			if (doc) {
+				var findings = [];
+				(doc.checks || []).forEach(function (c) {
+					(c.annotations || []).forEach(function (a) { findings.push({ check: c.id, a: a }); });
+				});
+				parts.push(el("section", { "aria-labelledby": "h-checks" }, el("h2", { id: "h-checks", text: "Checks" }), table("Checks of the newest run", [
+					{ label: "Check", get: function (c) { return c.id; } },
+					{ label: "Result", get: function (c) { return conclusionSpan(c.conclusion); } },
+					{ label: "Findings", cls: "num", get: function (c) { return (c.annotations || []).length; } },
+					{ label: "Summary", get: function (c) { return c.summary || ""; } }
+				], doc.checks || [])));
+				parts.push(el("section", { "aria-labelledby": "h-findings" }, el("h2", { id: "h-findings", text: "Findings (" + findings.length + ")" }),
+					findings.length ? table("Findings", [
+						{ label: "Where", get: function (f) { return el("code", { text: f.a.path ? f.a.path + (f.a.line ? ":" + f.a.line : "") : "(the change)" }); } },
+						{ label: "Level", get: function (f) { return el("span", { className: f.a.level === "failure" ? "bad" : null, text: f.a.level }); } },
+						{ label: "Rule", get: function (f) { return f.check + "/" + f.a.code; } },
+						{ label: "Message", get: function (f) { return f.a.message; } }
+					], findings) : empty("No finding.")));
+			} else {
+				parts.push(empty("Not checked yet."));
+			}
+			parts.push(el("section", { "aria-labelledby": "h-runs" }, el("h2", { id: "h-runs", text: "Runs" }), (p.checks || []).length ? table("Every check of this pull request, newest first", [
+				{ label: "Head", get: function (c) { return el("code", { text: String(c.headSha).slice(0, 12) }); } },
+				{ label: "Result", get: function (c) { return conclusionSpan(c.conclusion); } },
+				{ label: "Job", cls: "num", get: function (c) { return c.job; } },
+				{ label: "At", get: function (c) { return fmtDate(c.createdAt); } }
+			], p.checks) : empty("No run.")));
+			show("Pull request #" + number, parts, "repositories");
+		});
 	}
 
 	function pageJobs(gen) {
@@ -558,6 +657,8 @@
 		else if (parts[0] === "catalogs" && parts.length === 2) p = pageCatalog(gen, parts[1]);
 		else if (parts[0] === "catalogs" && parts.length === 4 && parts[2] === "packages") p = pagePackage(gen, parts[1], parts[3]);
 		else if (parts[0] === "resolve") p = pageResolve(gen, q);
+		else if (parts[0] === "repositories" && parts.length === 2) p = pageRepository(gen, parts[1]);
+		else if (parts[0] === "repositories" && parts.length === 4 && parts[2] === "pulls") p = pagePull(gen, parts[1], parts[3]);
 		else if (parts[0] === "repositories") p = pageRepositories(gen);
 		else if (parts[0] === "jobs") p = pageJobs(gen);
 		else { show("Not found", [el("p", null, "No page here. ", link("#/", "Back to the catalogs"))], null); return; }

@@ -97,6 +97,7 @@ int fbc_http_reg_list_packages(fbc_http_req *req, fbc_http_resp *resp);
 /* repositories.c */
 int fbc_http_bundle_history(fbc_http_req *req, fbc_http_resp *resp);
 int fbc_http_commit_get(fbc_http_req *req, fbc_http_resp *resp);
+int fbc_http_pull_list(fbc_http_req *req, fbc_http_resp *resp);
 int fbc_http_pull_get(fbc_http_req *req, fbc_http_resp *resp);
 int fbc_http_repo_create(fbc_http_req *req, fbc_http_resp *resp);
 int fbc_http_repo_delete(fbc_http_req *req, fbc_http_resp *resp);

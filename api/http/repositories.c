@@ -109,6 +109,16 @@ int fbc_http_repo_delete(fbc_http_req *req, fbc_http_resp *resp)
 	return 0;
 }
 
+int fbc_http_pull_list(fbc_http_req *req, fbc_http_resp *resp)
+{
+	json_t *out = NULL;
+	fbc_error err;
+
+	fbc_error_init(&err);
+	int rc = fbc_db_pull_list(&out, app_of(req)->db, fbc_http_param(req, "repository"), &err);
+	return fbc_http_reply_db(req, resp, rc, out, &err);
+}
+
 int fbc_http_pull_get(fbc_http_req *req, fbc_http_resp *resp)
 {
 	json_t *out = NULL;

@@ -103,6 +103,8 @@ static const fbc_http_route routes[] = {
 	 "patchRepository"},
 	{"DELETE", "/v1/repositories/{repository}", fbc_http_repo_delete, FBC_SCOPE_ADMIN,
 	 "deleteRepository"},
+	{"GET", "/v1/repositories/{repository}/pulls", fbc_http_pull_list, FBC_SCOPE_READ,
+	 "listPulls"},
 	{"GET", "/v1/repositories/{repository}/pulls/{number}", fbc_http_pull_get, FBC_SCOPE_READ,
 	 "getPull"},
 	{"GET", "/v1/repositories/{repository}/commits/{sha}", fbc_http_commit_get, FBC_SCOPE_READ,

@@ -15,7 +15,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 ap = argparse.ArgumentParser()
-for a in ("base", "catalog", "packages", "package", "head", "chrome", "driver", "profile", "shots"):
+for a in ("base", "catalog", "packages", "package", "head", "chrome", "driver", "profile", "shots", "pull"):
     ap.add_argument("--" + a, required=True)
 args = ap.parse_args()
 
@@ -157,6 +157,36 @@ try:
         check(driver.find_elements(By.CSS_SELECTOR, "main .empty, main table"), name + ": no table or empty state")
         shot("6-" + name.lower())
         severe(name)
+
+    # ---- the pipeline views: a repository, its pull requests, one pull
+    # request's checks and findings, the catalog's images
+    if args.pull != "0":
+        driver.get(args.base + "/ui/#/repositories")
+        h1("Repositories")
+        driver.find_element(By.LINK_TEXT, "community-operators").click()
+        h1("Repository community-operators")
+        rows = driver.find_elements(By.CSS_SELECTOR, "main table tbody tr")
+        check(len(rows) == 1 and "failure" in rows[0].text and "#" + args.pull in rows[0].text,
+              "repository page: pull requests %s" % [r.text for r in rows])
+        shot("8-repository")
+        severe("repository")
+        driver.find_element(By.LINK_TEXT, "#" + args.pull).click()
+        h1("Pull request #" + args.pull)
+        tables = driver.find_elements(By.CSS_SELECTOR, "main table")
+        check(len(tables) >= 3, "pull request page: %d tables" % len(tables))
+        checks = [r.text for r in tables[0].find_elements(By.CSS_SELECTOR, "tbody tr")] if tables else []
+        check(len(checks) == 9 and any(c.startswith("graph") and "failure" in c for c in checks),
+              "checks table: %s" % checks)
+        findings = [r.text for r in tables[1].find_elements(By.CSS_SELECTOR, "tbody tr")] if len(tables) > 1 else []
+        check(any("graph/G5" in f and "catalogs/" in f for f in findings), "findings: %s" % findings[:5])
+        shot("9-pull")
+        severe("pull request")
+        driver.get(args.base + "/ui/#/catalogs/" + args.catalog)
+        h1("Catalog " + args.catalog)
+        imgs = driver.find_elements(By.XPATH, "//section[h2[.='Images']]//tbody/tr")
+        check(len(imgs) == 1 and "registry.example.com/org/community-catalog" in imgs[0].text and "latest, rev-2" in imgs[0].text,
+              "catalog images: %s" % [r.text for r in imgs])
+        severe("catalog images")
 
     # ---- a phone-sized window: nothing wider than the screen but tables in their scrollers
     driver.set_window_size(390, 844)

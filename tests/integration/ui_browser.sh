@@ -99,13 +99,36 @@ req GET /v1/catalogs/community/packages/kepler-operator
 expect_code 200 "kepler-operator"
 HEAD=$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); print([c["head"] for c in p["channels"] if c["name"]==p["defaultChannel"]][0])' "$T/body")
 
+# ---- pipeline data for the repository, pull-request and image views: a real
+# pull request of history.bundle checked by `fbcd pr check` (#9631, which
+# breaks the upgrade graph), stored as the service stores a pr.check result,
+# and a published image of revision 2
+. "$LIB/pg-common.sh"
+BUNDLE=$(dirname "$CATALOG")/history.bundle
+PR=9631
+if [ -f "$BUNDLE" ] && git clone -q --mirror "$BUNDLE" "$T/h.git" 2>/dev/null; then
+	"$FBCD" pr check --repo "$T/h.git" --base "refs/pull/$PR/head^" --head "refs/pull/$PR/head" \
+		--author someone --output json >"$T/pr.json"
+	req POST /v1/repositories -H "$AUTH" -H 'Content-Type: application/json' \
+		-d "{\"name\": \"community-operators\", \"url\": \"file://$T/h.git\", \"pollSeconds\": 0}"
+	expect_code 201 "create a repository"
+	H=$(git -C "$T/h.git" rev-parse "refs/pull/$PR/head")
+	"$PG_BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -v doc="$(cat "$T/pr.json")" "$URL" >/dev/null <<SQL && pass || fail "seed pull request and image"
+INSERT INTO pulls (repository, number, state, head_sha, author, title) VALUES ('community-operators', $PR, 'open', '$H', 'someone', 'Real pull request $PR');
+INSERT INTO pull_checks (repository, number, head_sha, conclusion, result, job_id) VALUES ('community-operators', $PR, '$H', 'failure', :'doc'::jsonb, -1);
+INSERT INTO images (catalog_id, revision, digest, media_type, platforms, repository, tags) SELECT id, 2, 'sha256:' || repeat('ab', 32), 'application/vnd.oci.image.index.v1+json', '{linux/amd64,linux/arm64}', 'registry.example.com/org/community-catalog', '{latest,rev-2}' FROM catalogs WHERE name = 'community';
+SQL
+else
+	PR=
+fi
+
 SHOTS=$T/shots
 if [ -z "${FBCD_UI_SHOTS:-}" ] && [ -n "${FBCD_UI_SHOT_DIR:-}" ]; then
 	SHOTS=$FBCD_UI_SHOT_DIR
 fi
 mkdir -p "$SHOTS"
 if timeout 120 "$SELPY" "$PY" --base "$B" --catalog community --packages "$NPKG" \
-	--package kepler-operator --head "$HEAD" --chrome "$CHROME" --driver "$DRIVER" \
+	--package kepler-operator --head "$HEAD" --chrome "$CHROME" --driver "$DRIVER" --pull "${PR:-0}" \
 	--profile "$T/profile" --shots "$SHOTS"; then
 	pass
 else
