@@ -151,14 +151,18 @@ int fbc_db_pull_list(json_t **out, fbc_db *db, const char *repository, fbc_error
 		"SELECT jsonb_build_object('items', coalesce((SELECT jsonb_agg(jsonb_build_object("
 		"'number', p.number, 'state', p.state, 'headSha', p.head_sha, 'author', p.author, "
 		"'title', p.title, 'approvals', p.approvals, 'mergeSha', p.merge_sha, 'updatedAt', "
-		" " DB_TS("p.updated_at") ", 'conclusion', (SELECT c.conclusion FROM pull_checks c "
-					  "WHERE c.repository = p.repository AND c.number = p.number "
-					  "ORDER BY c.id DESC LIMIT 1), 'checks', (SELECT count(*) FROM "
-					  "pull_checks c WHERE c.repository = p.repository AND c.number "
-					  "= p.number)) ORDER BY p.updated_at DESC, p.number DESC) FROM "
-					  "(SELECT * FROM pulls WHERE repository = r.name ORDER BY "
-					  "updated_at DESC LIMIT 500) p), '[]')) FROM repositories r "
-					  "WHERE r.name = $1",
+		" " DB_TS(
+			"p.updated_at") ", 'conclusion', (SELECT c.conclusion FROM pull_checks c "
+					"WHERE c.repository = p.repository AND c.number = p.number "
+					"ORDER BY c.id DESC LIMIT 1), 'checks', (SELECT count(*) "
+					"FROM "
+					"pull_checks c WHERE c.repository = p.repository AND "
+					"c.number "
+					"= p.number)) ORDER BY p.updated_at DESC, p.number DESC) "
+					"FROM "
+					"(SELECT * FROM pulls WHERE repository = r.name ORDER BY "
+					"updated_at DESC LIMIT 500) p), '[]')) FROM repositories r "
+					"WHERE r.name = $1",
 		1};
 	return db_query_json(out, db, &st, (const char *[]){repository}, "repository", err);
 }
