@@ -166,9 +166,15 @@ static int check_one(chk_ctx *c, chk_out *o, const chk_bundle *cb, fbc_error *er
 			rc = fbc_error_set(err, FBC_ENOMEM, cb->dir, "out of memory");
 			goto done;
 		}
+		/* messages name the tree they read ("<repository>@<commit>/<dir>"):
+		 * a finding names the repository-relative directory only, so the
+		 * same change reads the same from any clone or mirror */
+		const char *msg = e2.message, *label = sub ? fbc_tree_label(sub) : NULL;
+		size_t ll = label ? strlen(label) : 0;
+		bool relabel = ll && strncmp(msg, label, ll) == 0;
 		rc = chk_add(o, FBC_LEVEL_FAILURE, cb->first_path, 0,
-			     e2.code == FBC_ELIMIT ? "LIMIT" : "read",
-			     "bundle %s cannot be read: %s", cb->dir, e2.message);
+			     e2.code == FBC_ELIMIT ? "LIMIT" : "read", "bundle %s cannot be read: %s%s",
+			     cb->dir, relabel ? cb->dir : "", relabel ? msg + ll : msg);
 		goto done;
 	}
 	if ((rc = fbc_bundle_validate(b, &diags, &e2)) != 0) {
