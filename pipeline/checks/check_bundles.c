@@ -173,8 +173,9 @@ static int check_one(chk_ctx *c, chk_out *o, const chk_bundle *cb, fbc_error *er
 		size_t ll = label ? strlen(label) : 0;
 		bool relabel = ll && strncmp(msg, label, ll) == 0;
 		rc = chk_add(o, FBC_LEVEL_FAILURE, cb->first_path, 0,
-			     e2.code == FBC_ELIMIT ? "LIMIT" : "read", "bundle %s cannot be read: %s%s",
-			     cb->dir, relabel ? cb->dir : "", relabel ? msg + ll : msg);
+			     e2.code == FBC_ELIMIT ? "LIMIT" : "read",
+			     "bundle %s cannot be read: %s%s", cb->dir, relabel ? cb->dir : "",
+			     relabel ? msg + ll : msg);
 		goto done;
 	}
 	if ((rc = fbc_bundle_validate(b, &diags, &e2)) != 0) {
