@@ -97,7 +97,7 @@ static int bundle_validate(int argc, char **argv)
 	static const fbc_cli_cmd cmd = {"bundle validate", ":o:h", opts, usage, option};
 	fbc_diags all = {0}, errs = {0}, warns = {0};
 	fbc_tree *t = NULL;
-	fbc_bundle *b = NULL;
+	fbc_bundle_dir *b = NULL;
 	fbc_error err;
 	fbc_buf out;
 	const char *dir;

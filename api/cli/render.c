@@ -78,7 +78,7 @@ static int option(void *ctx, int c, const char *arg)
 /* opm render of a bundle directory. */
 static int render_bundle(fbc_tree *t, const char *dir, const struct opts *o)
 {
-	fbc_bundle *b = NULL;
+	fbc_bundle_dir *b = NULL;
 	fbc_bundle_migrate mig = FBC_BUNDLE_MIGRATE_NONE;
 	fbc_buf out, compact;
 	json_t *blob = NULL;

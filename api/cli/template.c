@@ -355,7 +355,7 @@ static int cmd_add_bundle(const opts *o)
 	fbc_template_ci ci = {0};
 	fbc_template_release rel = {0};
 	fbc_tree *bt = NULL;
-	fbc_bundle *b = NULL;
+	fbc_bundle_dir *b = NULL;
 	fbc_error err;
 	char path[4096], img[1024];
 	char *cidata = NULL, *rdata = NULL;

@@ -240,7 +240,7 @@ typedef struct input {
 	const char *path, *commit;
 	repo_pkg *pkg;
 	char *dir; /* the directory name (the version) */
-	fbc_bundle *b;
+	fbc_bundle_dir *b;
 	const char **skips, **chans;
 	fbc_semver sv;
 	bool has_sv;

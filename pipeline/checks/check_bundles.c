@@ -149,7 +149,7 @@ done:
 static int check_one(chk_ctx *c, chk_out *o, const chk_bundle *cb, fbc_error *err)
 {
 	fbc_tree *sub = NULL;
-	fbc_bundle *b = NULL;
+	fbc_bundle_dir *b = NULL;
 	fbc_diags diags;
 	fbc_error e2;
 	const char *version = strrchr(cb->dir, '/');

@@ -1,5 +1,5 @@
 /*
- * fbc_bundle: a registry+v1 bundle directory (`manifests/` + `metadata/`),
+ * fbc_bundle_dir: a registry+v1 bundle directory (`manifests/` + `metadata/`),
  * read, validated and rendered into the `olm.bundle` blob exactly as opm
  * does it (design of record: spec bundles.md; rule ids B*, W*, N*, VF*, VC*
  * are that document's, FB1-FB3 are fbcd's own).
@@ -19,7 +19,7 @@
  * not a bundle directory (FBC_ENOTFOUND: no manifests/ or metadata/
  * directory; see fbc_bundle_detect).
  *
- * Ownership: an fbc_bundle is opaque, owned by the caller of
+ * Ownership: an fbc_bundle_dir is opaque, owned by the caller of
  * fbc_bundle_read and released with fbc_bundle_free; it does not keep the
  * tree (the tree may be freed after reading). Strings and json_t returned
  * by accessors are borrowed from the bundle.
@@ -39,7 +39,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef struct fbc_bundle fbc_bundle;
+typedef struct fbc_bundle_dir fbc_bundle_dir;
 
 typedef struct fbc_bundle_limits {
 	size_t max_file_bytes;	/* one file in manifests/ or metadata/ (default 16 MiB) */
@@ -57,28 +57,29 @@ int fbc_bundle_detect(bool *out, fbc_tree *t, const char *dir, fbc_error *err);
  * reports them all (with file and line), fbc_bundle_render fails on the
  * first one opm fails on. File names in findings and errors are relative to
  * the bundle root ("manifests/csv.yaml"). */
-int fbc_bundle_read(fbc_bundle **out, fbc_tree *t, const fbc_bundle_limits *lim, fbc_error *err);
-void fbc_bundle_free(fbc_bundle *b);
+int fbc_bundle_read(fbc_bundle_dir **out, fbc_tree *t, const fbc_bundle_limits *lim,
+		    fbc_error *err);
+void fbc_bundle_free(fbc_bundle_dir *b);
 
 /* ---- What the bundle says (for add mode, templates, checks) ----
  * Strings are "" when absent (never NULL unless stated). */
-const char *fbc_bundle_package(const fbc_bundle *b);	/* annotations package.v1 */
-const char *fbc_bundle_name(const fbc_bundle *b);	/* CSV metadata.name */
-const char *fbc_bundle_version(const fbc_bundle *b);	/* CSV spec.version, verbatim */
-const char *fbc_bundle_replaces(const fbc_bundle *b);	/* CSV spec.replaces */
-const char *fbc_bundle_skip_range(const fbc_bundle *b); /* CSV olm.skipRange annotation */
-size_t fbc_bundle_skips_count(const fbc_bundle *b);	/* CSV spec.skips (strings only) */
-const char *fbc_bundle_skip(const fbc_bundle *b, size_t i);
+const char *fbc_bundle_package(const fbc_bundle_dir *b);    /* annotations package.v1 */
+const char *fbc_bundle_name(const fbc_bundle_dir *b);	    /* CSV metadata.name */
+const char *fbc_bundle_version(const fbc_bundle_dir *b);    /* CSV spec.version, verbatim */
+const char *fbc_bundle_replaces(const fbc_bundle_dir *b);   /* CSV spec.replaces */
+const char *fbc_bundle_skip_range(const fbc_bundle_dir *b); /* CSV olm.skipRange annotation */
+size_t fbc_bundle_skips_count(const fbc_bundle_dir *b);	    /* CSV spec.skips (strings only) */
+const char *fbc_bundle_skip(const fbc_bundle_dir *b, size_t i);
 /* annotations channels.v1 split on ',' as opm stores them (no trimming) */
-size_t fbc_bundle_channels_count(const fbc_bundle *b);
-const char *fbc_bundle_channel(const fbc_bundle *b, size_t i);
-const char *fbc_bundle_default_channel(const fbc_bundle *b);
+size_t fbc_bundle_channels_count(const fbc_bundle_dir *b);
+const char *fbc_bundle_channel(const fbc_bundle_dir *b, size_t i);
+const char *fbc_bundle_default_channel(const fbc_bundle_dir *b);
 /* Any key of the annotations file's `annotations` map (for example
  * "com.redhat.openshift.versions"), exact key; NULL when absent or not a
  * string. */
-const char *fbc_bundle_annotation(const fbc_bundle *b, const char *key);
+const char *fbc_bundle_annotation(const fbc_bundle_dir *b, const char *key);
 /* The CSV object (first ClusterServiceVersion), NULL when there is none. */
-const json_t *fbc_bundle_csv(const fbc_bundle *b);
+const json_t *fbc_bundle_csv(const fbc_bundle_dir *b);
 
 /* ---- Rendering (bundles.md §3-§5) ---- */
 typedef enum fbc_bundle_migrate {
@@ -100,11 +101,11 @@ int fbc_bundle_migrate_parse(fbc_bundle_migrate *out, const char *level, fbc_err
  * without the `render reference "REF": ` wrapper, err->where the file).
  * With an empty package (N3) opm writes nothing: *written is false and
  * nothing is appended (written may be NULL). */
-int fbc_bundle_render(fbc_buf *out, bool *written, const fbc_bundle *b, const char *image,
+int fbc_bundle_render(fbc_buf *out, bool *written, const fbc_bundle_dir *b, const char *image,
 		      fbc_bundle_migrate migrate, fbc_error *err);
 
 /* `opm render -o json` of one blob: 4-space indentation, a final newline. */
-int fbc_bundle_render_json(fbc_buf *out, bool *written, const fbc_bundle *b, const char *image,
+int fbc_bundle_render_json(fbc_buf *out, bool *written, const fbc_bundle_dir *b, const char *image,
 			   fbc_bundle_migrate migrate, fbc_error *err);
 
 /* The olm.csv.metadata value (compact JSON, bundles.md §4.2) that migration
@@ -119,7 +120,7 @@ int fbc_bundle_csv_metadata_value(fbc_buf *out, const json_t *csv, fbc_error *er
  * package name), FB3 (a manifests/ file that does not decode); and, as
  * warnings (codes starting with "W"), W rules opm tolerates silently.
  * Returns 0 or FBC_ENOMEM. fbc_bundle_severity tells errors from warnings. */
-int fbc_bundle_validate(const fbc_bundle *b, fbc_diags *diags, fbc_error *err);
+int fbc_bundle_validate(const fbc_bundle_dir *b, fbc_diags *diags, fbc_error *err);
 
 /* true when a finding code is an error (fails validation), false for the
  * W* warnings. */

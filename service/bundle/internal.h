@@ -36,7 +36,7 @@ typedef struct rawprop {
 	size_t len;
 } rawprop;
 
-struct fbc_bundle {
+struct fbc_bundle_dir {
 	fbc_vec manifests; /* bentry, every entry of manifests/ in name order */
 	fbc_vec metadata;  /* bentry, every entry of metadata/ in name order */
 	bool has_manifests, has_metadata;
@@ -127,8 +127,8 @@ typedef struct bprop {
  * with props non-NULL the sorted property list (P1-P9) and with related
  * non-NULL the sorted related images are built too; skip_objects leaves the
  * olm.bundle.object properties out. */
-int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, fbc_vec *related,
-			bool skip_objects, const char **rule, fbc_error *err);
+int fbc_bundle_assemble(const fbc_bundle_dir *b, const char *image, fbc_vec *props,
+			fbc_vec *related, bool skip_objects, const char **rule, fbc_error *err);
 /* B5 for one collected object (0 when it is not a CRD opm decodes). */
 int fbc_bundle_check_crd(const bentry *e, fbc_error *err);
 

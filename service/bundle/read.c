@@ -23,7 +23,7 @@ static void entry_dispose(bentry *e)
 	free(e->why);
 }
 
-void fbc_bundle_free(fbc_bundle *b)
+void fbc_bundle_free(fbc_bundle_dir *b)
 {
 	if (b == NULL)
 		return;
@@ -285,7 +285,7 @@ static int string_field(char **out, const json_t *v, bool from_yaml)
 #define KEY_CHANNELS "operators.operatorframework.io.bundle.channels.v1"
 #define KEY_DEFAULT  "operators.operatorframework.io.bundle.channel.default.v1"
 
-static int try_annotations(fbc_bundle *b, size_t idx)
+static int try_annotations(fbc_bundle_dir *b, size_t idx)
 {
 	bentry *e = FBC_VEC_AT(&b->metadata, bentry, idx);
 	json_t *ann;
@@ -320,7 +320,7 @@ static int try_annotations(fbc_bundle *b, size_t idx)
 }
 
 /* The dependencies / properties target: a non-empty {type, value} list. */
-static int try_list(fbc_bundle *b, size_t idx, const char *member, rawprop **out, size_t *nout)
+static int try_list(fbc_bundle_dir *b, size_t idx, const char *member, rawprop **out, size_t *nout)
 {
 	bentry *e = FBC_VEC_AT(&b->metadata, bentry, idx);
 	rawprop *list = NULL;
@@ -381,7 +381,7 @@ static const char *str_or_empty(const json_t *v)
 	return json_is_string(v) ? json_string_value(v) : "";
 }
 
-static int csv_fields(fbc_bundle *b)
+static int csv_fields(fbc_bundle_dir *b)
 {
 	const json_t *csv = fbc_bundle_csv(b);
 	json_t *meta, *spec, *ann, *skips;
@@ -408,7 +408,7 @@ static int csv_fields(fbc_bundle *b)
 	return 0;
 }
 
-static int split_channels(fbc_bundle *b)
+static int split_channels(fbc_bundle_dir *b)
 {
 	const char *s = b->channels_raw;
 	size_t n = 1;
@@ -434,9 +434,9 @@ static int split_channels(fbc_bundle *b)
 	return 0;
 }
 
-int fbc_bundle_read(fbc_bundle **out, fbc_tree *t, const fbc_bundle_limits *lim, fbc_error *err)
+int fbc_bundle_read(fbc_bundle_dir **out, fbc_tree *t, const fbc_bundle_limits *lim, fbc_error *err)
 {
-	fbc_bundle *b = calloc(1, sizeof(*b));
+	fbc_bundle_dir *b = calloc(1, sizeof(*b));
 	reader r;
 	bool is_bundle = false;
 	int rc = 0;
@@ -520,52 +520,52 @@ done:
 
 /* ---- accessors ---- */
 
-const char *fbc_bundle_package(const fbc_bundle *b)
+const char *fbc_bundle_package(const fbc_bundle_dir *b)
 {
 	return b->package ? b->package : "";
 }
-const char *fbc_bundle_name(const fbc_bundle *b)
+const char *fbc_bundle_name(const fbc_bundle_dir *b)
 {
 	return b->name;
 }
-const char *fbc_bundle_version(const fbc_bundle *b)
+const char *fbc_bundle_version(const fbc_bundle_dir *b)
 {
 	return b->version;
 }
-const char *fbc_bundle_replaces(const fbc_bundle *b)
+const char *fbc_bundle_replaces(const fbc_bundle_dir *b)
 {
 	return b->replaces;
 }
-const char *fbc_bundle_skip_range(const fbc_bundle *b)
+const char *fbc_bundle_skip_range(const fbc_bundle_dir *b)
 {
 	return b->skip_range;
 }
-size_t fbc_bundle_skips_count(const fbc_bundle *b)
+size_t fbc_bundle_skips_count(const fbc_bundle_dir *b)
 {
 	return b->nskips;
 }
-const char *fbc_bundle_skip(const fbc_bundle *b, size_t i)
+const char *fbc_bundle_skip(const fbc_bundle_dir *b, size_t i)
 {
 	return i < b->nskips ? b->skips[i] : NULL;
 }
-size_t fbc_bundle_channels_count(const fbc_bundle *b)
+size_t fbc_bundle_channels_count(const fbc_bundle_dir *b)
 {
 	return b->nchannels;
 }
-const char *fbc_bundle_channel(const fbc_bundle *b, size_t i)
+const char *fbc_bundle_channel(const fbc_bundle_dir *b, size_t i)
 {
 	return i < b->nchannels ? b->channels[i] : NULL;
 }
-const char *fbc_bundle_default_channel(const fbc_bundle *b)
+const char *fbc_bundle_default_channel(const fbc_bundle_dir *b)
 {
 	return b->default_channel ? b->default_channel : "";
 }
-const char *fbc_bundle_annotation(const fbc_bundle *b, const char *key)
+const char *fbc_bundle_annotation(const fbc_bundle_dir *b, const char *key)
 {
 	json_t *v = json_object_get(b->annotations, key);
 	return json_is_string(v) ? json_string_value(v) : NULL;
 }
-const json_t *fbc_bundle_csv(const fbc_bundle *b)
+const json_t *fbc_bundle_csv(const fbc_bundle_dir *b)
 {
 	return b->csv == SIZE_MAX ? NULL : FBC_VEC_AT(&b->manifests, bentry, b->csv)->doc;
 }

@@ -42,7 +42,7 @@ const char *fbc_bundle_json_kind(const json_t *v)
 	}
 }
 
-static const bentry *entry(const fbc_bundle *b, size_t i)
+static const bentry *entry(const fbc_bundle_dir *b, size_t i)
 {
 	return FBC_VEC_AT(&b->manifests, bentry, i);
 }
@@ -273,7 +273,7 @@ int fbc_bundle_check_crd(const bentry *e, fbc_error *err)
 }
 
 /* Provided APIs of the CRD objects: v1 first, then v1beta1 (§2.7). */
-static int crd_apis(const fbc_bundle *b, apiset *out)
+static int crd_apis(const fbc_bundle_dir *b, apiset *out)
 {
 	for (int pass = 1; pass <= 2; pass++) {
 		for (size_t i = 0; i < b->nobjects; i++) {
@@ -683,7 +683,7 @@ static int deployment_images(const json_t *spec, fbc_vec *imgs, const char *file
 	return 0;
 }
 
-static int related_images(const fbc_bundle *b, const char *image, fbc_vec *rel, fbc_error *err)
+static int related_images(const fbc_bundle_dir *b, const char *image, fbc_vec *rel, fbc_error *err)
 {
 	const bentry *ce = entry(b, b->csv);
 	json_t *spec = fbc_bundle_fold_get(ce->doc, "spec");
@@ -757,8 +757,8 @@ static void sort_related(fbc_vec *rel)
 
 /* ---- the assembly ---- */
 
-int fbc_bundle_assemble(const fbc_bundle *b, const char *image, fbc_vec *props, fbc_vec *related,
-			bool skip_objects, const char **rule, fbc_error *err)
+int fbc_bundle_assemble(const fbc_bundle_dir *b, const char *image, fbc_vec *props,
+			fbc_vec *related, bool skip_objects, const char **rule, fbc_error *err)
 {
 	const char *r = NULL;
 	const char *pstage = "B14";
@@ -1257,8 +1257,8 @@ int fbc_bundle_migrate_parse(fbc_bundle_migrate *out, const char *level, fbc_err
 			     level);
 }
 
-static int write_blob(fbc_buf *out, const fbc_bundle *b, const char *image, const fbc_vec *props,
-		      const fbc_vec *related)
+static int write_blob(fbc_buf *out, const fbc_bundle_dir *b, const char *image,
+		      const fbc_vec *props, const fbc_vec *related)
 {
 	int rc;
 	const char *pkg = fbc_bundle_package(b);
@@ -1309,7 +1309,7 @@ static int write_blob(fbc_buf *out, const fbc_bundle *b, const char *image, cons
 	return fbc_buf_putc(out, '}');
 }
 
-int fbc_bundle_render(fbc_buf *out, bool *written, const fbc_bundle *b, const char *image,
+int fbc_bundle_render(fbc_buf *out, bool *written, const fbc_bundle_dir *b, const char *image,
 		      fbc_bundle_migrate migrate, fbc_error *err)
 {
 	fbc_vec props, related;
@@ -1384,7 +1384,7 @@ done:
 	return rc;
 }
 
-int fbc_bundle_render_json(fbc_buf *out, bool *written, const fbc_bundle *b, const char *image,
+int fbc_bundle_render_json(fbc_buf *out, bool *written, const fbc_bundle_dir *b, const char *image,
 			   fbc_bundle_migrate migrate, fbc_error *err)
 {
 	fbc_buf c;

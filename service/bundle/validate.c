@@ -17,7 +17,7 @@
 #include <string.h>
 
 typedef struct vctx {
-	const fbc_bundle *b;
+	const fbc_bundle_dir *b;
 	fbc_diags *d;
 	const char *pkg; /* NULL when empty */
 	const char *name;
@@ -46,12 +46,12 @@ bool fbc_bundle_code_is_error(const char *code)
 	       !(code[0] == 'W' || strcmp(code, "N6") == 0 || strcmp(code, "N8") == 0);
 }
 
-static const bentry *ment(const fbc_bundle *b, size_t i)
+static const bentry *ment(const fbc_bundle_dir *b, size_t i)
 {
 	return FBC_VEC_AT(&b->manifests, bentry, i);
 }
 
-static const bentry *mdent(const fbc_bundle *b, size_t i)
+static const bentry *mdent(const fbc_bundle_dir *b, size_t i)
 {
 	return FBC_VEC_AT(&b->metadata, bentry, i);
 }
@@ -215,7 +215,7 @@ static const char *version_part(const char *av)
 /* ---- manifests/ entries ---- */
 static void check_entries(vctx *c, const char *mediatype)
 {
-	const fbc_bundle *b = c->b;
+	const fbc_bundle_dir *b = c->b;
 	size_t regular = 0;
 
 	for (size_t i = 0; i < b->manifests.len; i++) {
@@ -341,7 +341,7 @@ static void check_examples(vctx *c, const bentry *ce, const json_t *ann, const c
 
 static void check_csv(vctx *c)
 {
-	const fbc_bundle *b = c->b;
+	const fbc_bundle_dir *b = c->b;
 	const bentry *ce;
 	json_t *meta, *spec, *ann, *v, *inst;
 	const char *name;
@@ -517,7 +517,7 @@ static void check_csv(vctx *c)
  * provided, B5 for every CRD that does not decode, N6 (CRD not owned). */
 static void check_crds(vctx *c)
 {
-	const fbc_bundle *b = c->b;
+	const fbc_bundle_dir *b = c->b;
 	const bentry *ce = b->csv != SIZE_MAX ? ment(b, b->csv) : NULL;
 	json_t *spec = ce ? fbc_bundle_fold_get(ce->doc, "spec") : NULL;
 	json_t *owned = fbc_bundle_fold_get(fbc_bundle_fold_get(spec, "customresourcedefinitions"),
@@ -623,7 +623,7 @@ static void check_crds(vctx *c)
 /* ---- metadata/ ---- */
 static void check_metadata(vctx *c)
 {
-	const fbc_bundle *b = c->b;
+	const fbc_bundle_dir *b = c->b;
 	size_t vf4 = SIZE_MAX;
 	const bentry *ae;
 	json_t *ann;
@@ -697,7 +697,7 @@ static void check_metadata(vctx *c)
 /* VF9: the dependencies (first file with a non-empty list) */
 static void check_dependencies(vctx *c)
 {
-	const fbc_bundle *b = c->b;
+	const fbc_bundle_dir *b = c->b;
 	const bentry *de;
 
 	if (b->dep_file == SIZE_MAX)
@@ -763,7 +763,7 @@ static void check_dependencies(vctx *c)
 /* The line of the first B error, from its rule. */
 static void add_render_error(vctx *c, const char *rule, const fbc_error *e)
 {
-	const fbc_bundle *b = c->b;
+	const fbc_bundle_dir *b = c->b;
 	const bentry *ce = b->csv != SIZE_MAX ? ment(b, b->csv) : NULL;
 	const char *file = e->where[0] ? e->where : NULL;
 	int line = 0;
@@ -799,7 +799,7 @@ static void add_render_error(vctx *c, const char *rule, const fbc_error *e)
 	add(c, rule, file, line, "%s", e->message);
 }
 
-int fbc_bundle_validate(const fbc_bundle *b, fbc_diags *diags, fbc_error *err)
+int fbc_bundle_validate(const fbc_bundle_dir *b, fbc_diags *diags, fbc_error *err)
 {
 	vctx c = {b, diags, NULL, NULL, 0};
 	const char *mediatype = "registry+v1";
@@ -821,7 +821,7 @@ int fbc_bundle_validate(const fbc_bundle *b, fbc_diags *diags, fbc_error *err)
 	/* B5 for every CRD */
 	for (size_t i = 0; i < b->nobjects && c.rc == 0; i++) {
 		const bentry *en = ment(b, b->objects[i]);
-		fbc_bundle *one = NULL;
+		fbc_bundle_dir *one = NULL;
 		(void)one;
 		if (strcmp(en->kind, "CustomResourceDefinition") != 0)
 			continue;

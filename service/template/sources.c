@@ -294,7 +294,8 @@ static bool split_image(const char *image, char *pkg, size_t pcap, char *tag, si
 }
 
 /* Read the bundle directory of image under one of the roots. */
-static int find_bundle(fbc_bundle **out, fbc_template_sources *s, const char *image, fbc_error *err)
+static int find_bundle(fbc_bundle_dir **out, fbc_template_sources *s, const char *image,
+		       fbc_error *err)
 {
 	char pkg[256], tag[256], dir[600];
 	if (!split_image(image, pkg, sizeof(pkg), tag, sizeof(tag)))
@@ -346,7 +347,7 @@ static int render_dir(json_t **out, fbc_template_sources *s, const char *image,
 		*out = hit;
 		return 0;
 	}
-	fbc_bundle *b = NULL;
+	fbc_bundle_dir *b = NULL;
 	int rc = find_bundle(&b, s, image, err);
 	if (rc != 0)
 		return rc;
@@ -428,7 +429,7 @@ json_t *tpl_sources_csv(fbc_template_sources *s, const char *image)
 		if (csv != NULL)
 			return csv;
 	}
-	fbc_bundle *b = NULL;
+	fbc_bundle_dir *b = NULL;
 	fbc_error err;
 	fbc_error_init(&err);
 	if (find_bundle(&b, s, image, &err) != 0)

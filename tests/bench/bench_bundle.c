@@ -66,7 +66,7 @@ static size_t render_all(char **dirs, size_t n, size_t *rendered)
 	*rendered = 0;
 	for (size_t i = 0; i < n; i++) {
 		fbc_tree *t = NULL;
-		fbc_bundle *b = NULL;
+		fbc_bundle_dir *b = NULL;
 		fbc_error err;
 		fbc_buf out;
 		bool w;

@@ -17,7 +17,7 @@
 
 #define MAX_FILES 16
 
-static void check_render(const fbc_bundle *b, const char *image, fbc_bundle_migrate m)
+static void check_render(const fbc_bundle_dir *b, const char *image, fbc_bundle_migrate m)
 {
 	fbc_buf a, c;
 	fbc_error err;
@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t *rest = data;
 	size_t rest_len = size;
 	fbc_tree *t = NULL;
-	fbc_bundle *b = NULL;
+	fbc_bundle_dir *b = NULL;
 	fbc_diags diags;
 	fbc_error err;
 

@@ -14,12 +14,12 @@
 #include <string.h>
 
 /* files: path, text, path, text, ..., NULL */
-static inline fbc_bundle *bt_read(const char *const *files)
+static inline fbc_bundle_dir *bt_read(const char *const *files)
 {
 	const char *paths[64], *data[64];
 	size_t lens[64], n = 0;
 	fbc_tree *t = NULL;
-	fbc_bundle *b = NULL;
+	fbc_bundle_dir *b = NULL;
 	fbc_error err;
 
 	fbc_error_init(&err);
@@ -38,7 +38,7 @@ static inline fbc_bundle *bt_read(const char *const *files)
 }
 
 /* Render compact JSON; returns the malloc'd text or NULL (err filled). */
-static inline char *bt_render(fbc_bundle *b, const char *image, fbc_bundle_migrate m,
+static inline char *bt_render(fbc_bundle_dir *b, const char *image, fbc_bundle_migrate m,
 			      fbc_error *err)
 {
 	fbc_buf out;

@@ -35,7 +35,7 @@ static int collect(void *ctx, const fbc_meta *m, fbc_error *err)
 typedef struct cached {
 	char *pkg;
 	char *dir;
-	fbc_bundle *b;
+	fbc_bundle_dir *b;
 } cached;
 
 static cached *cache;
@@ -101,7 +101,7 @@ static void load_package(const char *repo, const char *pkg)
 	for (size_t i = 0; i < n; i++) {
 		char bd[4096];
 		fbc_tree *t = NULL;
-		fbc_bundle *b = NULL;
+		fbc_bundle_dir *b = NULL;
 		fbc_error err;
 		bool isb = false;
 

@@ -95,7 +95,7 @@ static char *shorten_data(const char *s)
 
 static void fbc_bundle_render__worked_example(void **state)
 {
-	fbc_bundle *b = bt_read(foo_files);
+	fbc_bundle_dir *b = bt_read(foo_files);
 	fbc_buf out;
 	fbc_error err;
 	bool w = false;
@@ -148,7 +148,7 @@ static void fbc_bundle_render__worked_example(void **state)
 
 static void fbc_bundle_render__plain_directory_has_empty_image(void **state)
 {
-	fbc_bundle *b = bt_read(foo_files);
+	fbc_bundle_dir *b = bt_read(foo_files);
 	fbc_error err;
 	char *s = bt_render(b, "", FBC_BUNDLE_MIGRATE_CSV_METADATA, &err);
 
@@ -165,7 +165,7 @@ static void fbc_bundle_render__plain_directory_has_empty_image(void **state)
 
 static void fbc_bundle_render__csv_metadata_migration(void **state)
 {
-	fbc_bundle *b = bt_read(foo_files);
+	fbc_bundle_dir *b = bt_read(foo_files);
 	fbc_error err;
 	char *s = bt_render(b, "quay.io/x/foo:v0.2.0", FBC_BUNDLE_MIGRATE_CSV_METADATA, &err);
 	json_t *blob, *props, *last;
@@ -208,7 +208,7 @@ static void fbc_bundle_migrate_parse__levels(void **state)
 /* Render a bundle of CSV + annotations; the rendered text or the error. */
 static char *render_files(const char *const *files, const char *image, fbc_error *err)
 {
-	fbc_bundle *b = bt_read(files);
+	fbc_bundle_dir *b = bt_read(files);
 	char *s = bt_render(b, image, FBC_BUNDLE_MIGRATE_NONE, err);
 
 	fbc_bundle_free(b);
@@ -427,7 +427,7 @@ static void fbc_bundle_render__B19_typed_csv(void **state)
 {
 	const char *const f[] = {"manifests/csv.yaml", CSV_HEAD "spec:\n  version: latest\n",
 				 ANN_OK, NULL};
-	fbc_bundle *b = bt_read(f);
+	fbc_bundle_dir *b = bt_read(f);
 	fbc_error err;
 	char *s;
 
@@ -490,7 +490,7 @@ static void fbc_bundle_read__first_csv_by_name_and_file_rules(void **state)
 		"t: 2006-01-02\n---\nkind: Other\n",
 		ANN_OK,
 		NULL};
-	fbc_bundle *b = bt_read(f);
+	fbc_bundle_dir *b = bt_read(f);
 	fbc_error err;
 	char *s = bt_render(b, "", FBC_BUNDLE_MIGRATE_NONE, &err);
 	json_t *blob;
@@ -548,7 +548,7 @@ static void fbc_bundle_read__json_sniff_is_30_bytes(void **state)
 				 far,
 				 ANN_OK,
 				 NULL};
-	fbc_bundle *b;
+	fbc_bundle_dir *b;
 	fbc_error err;
 	char *s;
 
@@ -628,7 +628,7 @@ static void fbc_bundle_render__existing_csv_metadata_stops_migration(void **stat
 		"metadata/properties.yaml",
 		"properties:\n- type: olm.csv.metadata\n  value: {displayName: x}\n",
 		NULL};
-	fbc_bundle *b = bt_read(f);
+	fbc_bundle_dir *b = bt_read(f);
 	fbc_error err;
 	char *s = bt_render(b, "q/b:1", FBC_BUNDLE_MIGRATE_CSV_METADATA, &err);
 
@@ -653,7 +653,7 @@ static void fbc_bundle_read__json_invalid_utf8_becomes_replacement(void **state)
 		"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"data\":{\"a\":\"x\xffy\"}}",
 		ANN_OK,
 		NULL};
-	fbc_bundle *b = bt_read(f);
+	fbc_bundle_dir *b = bt_read(f);
 	fbc_error err;
 	char *s = bt_render(b, "", FBC_BUNDLE_MIGRATE_NONE, &err);
 	json_t *blob;

@@ -4,7 +4,7 @@
 /* Validate files; returns the diags (sorted). */
 static fbc_diags *validate(const char *const *files)
 {
-	fbc_bundle *b = bt_read(files);
+	fbc_bundle_dir *b = bt_read(files);
 	fbc_diags *d = calloc(1, sizeof(*d));
 	fbc_error err;
 
