@@ -37,7 +37,8 @@ git -C "$W" init -q -b main && git -C "$W" add -A && git -C "$W" commit -q -m on
 git clone -q --bare "$W" "$T/srv/plain.git"
 git -C "$W" remote add origin "$T/srv/plain.git"
 C1=$(git -C "$W" rev-parse HEAD)
-python3 "$LIB/git-http.py" "$T/srv" "$T/gitport" "$T/git-http.log" &
+mkdir -p "$T/srv/private" && git clone -q --bare "$W" "$T/srv/private/plain.git"
+GIT_HTTP_TOKEN=poll-git-token-71b0c3e9 python3 "$LIB/git-http.py" "$T/srv" "$T/gitport" "$T/git-http.log" &
 GIT_PID=$!
 i=0
 until [ -s "$T/gitport" ]; do i=$((i + 1)); [ $i -gt 100 ] && { echo "FAIL: git server did not start"; exit 1; }; sleep 0.1; done
@@ -78,7 +79,7 @@ checkout() { rm -rf "$T/co" && mkdir "$T/co" && git -C "$W" archive HEAD | tar -
 # --- first poll: the branch is new, so it is ingested
 wait_revs 1 && pass || fail "no revision after polling: jobs $(sql "SELECT kind, state, error FROM jobs ORDER BY id")"
 [ "$(sql "SELECT commit FROM revisions WHERE number = 1")" = "$C1" ] && pass || fail "revision 1 commit"
-grep -q "POST /plain.git/git-upload-pack 200" "$T/git-http.log" && pass || fail "no fetch over HTTP: $(cat "$T/git-http.log")"
+grep -q "POST /plain.git/git-upload-pack 200 -" "$T/git-http.log" && pass || fail "no fetch over HTTP: $(cat "$T/git-http.log")"
 
 # --- a pushed commit is found by the next poll: one more revision, its commit
 sed -i 's/^description: .*/description: changed and found by polling/' "$W/example-operator/catalog.yaml"
@@ -116,6 +117,33 @@ curl -s "$B/v1/repositories/plain" | python3 -c "import json,sys; d=json.load(sy
 
 curl -s "$B/metrics" | grep -q '^fbcd_git_fetch_duration_seconds_count{repository="plain"} [1-9]' &&
 	pass || fail "fbcd_git_fetch_duration_seconds{repository} not observed"
+
+# --- a remote that needs a token (HTTP basic, as forges take access tokens):
+# refused without the repository's token, fetched with it; the token is in
+# no log, job record or API answer
+printf 'poll-git-token-71b0c3e9\n' >"$T/token"
+for spec in "private-none:" "private-tok:\"credentials\": {\"tokenFile\": \"$T/token\"},"; do
+	name=${spec%%:*} cred=${spec#*:}
+	c=$(curl -s -o "$T/body" -w '%{http_code}' -X POST -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' \
+		--data-binary "{\"name\": \"$name\", \"url\": \"http://127.0.0.1:$(cat "$T/gitport")/private/plain.git\", $cred \"pollSeconds\": 1}" "$B/v1/repositories")
+	[ "$c" = 201 ] && pass || fail "create $name: $c $(cat "$T/body")"
+done
+i=0
+until [ "$(sql "SELECT count(*) FROM revisions r JOIN catalogs c ON c.id = r.catalog_id WHERE c.name = 'private-tok'")" = 1 ] &&
+	[ "$(sql "SELECT count(*) FROM jobs WHERE repository = 'private-none' AND kind = 'repo.poll' AND state = 'failed'")" -ge 1 ]; do
+	i=$((i + 1)); [ $i -gt 300 ] && break; sleep 0.1
+done
+[ "$(sql "SELECT count(*) FROM revisions r JOIN catalogs c ON c.id = r.catalog_id WHERE c.name = 'private-tok'")" = 1 ] && pass ||
+	fail "the token did not open the private remote: $(sql "SELECT kind, state, error FROM jobs WHERE repository = 'private-tok'")"
+[ "$(sql "SELECT count(*) FROM catalogs WHERE name = 'private-none'")" = 0 ] &&
+	sql "SELECT error FROM jobs WHERE repository = 'private-none' AND state = 'failed' LIMIT 1" | grep -qi "auth\|401\|fetch" && pass ||
+	fail "without a token: $(sql "SELECT kind, state, error FROM jobs WHERE repository = 'private-none'")"
+grep -q "git-upload-pack 200 x-access-token" "$T/git-http.log" && pass || fail "the token was not sent as x-access-token"
+curl -s -X PATCH -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' --data-binary '{"pollSeconds": 0}' "$B/v1/repositories/private-none" >/dev/null
+curl -s -X PATCH -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' --data-binary '{"pollSeconds": 0}' "$B/v1/repositories/private-tok" >/dev/null
+"$PG_BINDIR/pg_dump" "$URL" >"$T/dump.sql" 2>/dev/null
+curl -s "$B/v1/jobs?repository=private-tok" >"$T/jobs.json"
+! grep -q poll-git-token-71b0c3e9 "$T/serve.log" "$T/worker.log" "$T/dump.sql" "$T/jobs.json" && pass || fail "the token leaked"
 
 # --- pollSeconds 0: polling stops (the live poll, if any, may still run once)
 c=$(curl -s -o "$T/body" -w '%{http_code}' -X PATCH -H "Authorization: Bearer $ADMIN" \

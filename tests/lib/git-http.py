@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Serve git repositories over smart HTTP with `git http-backend` (CGI), on
 loopback, for tests: git-http.py ROOT PORTFILE [LOG]. Every request line is
-appended to LOG (method, path, status) so a test can assert that a client
-really fetched over HTTP."""
+appended to LOG (method, path, status, user) so a test can assert that a
+client really fetched over HTTP. With GIT_HTTP_TOKEN set, repositories under
+ROOT/private/ need HTTP basic authentication with that token as password
+(401 with a Basic challenge otherwise), as forges take an access token."""
+import base64
 import http.server
 import os
 import subprocess
@@ -21,6 +24,26 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def run(self):
         path, _, query = self.path.partition("?")
+        user = "-"
+        token = os.environ.get("GIT_HTTP_TOKEN")
+        if token and path.startswith("/private/"):
+            auth = self.headers.get("Authorization", "")
+            ok = False
+            if auth.startswith("Basic "):
+                try:
+                    u, _, pw = base64.b64decode(auth[6:]).decode().partition(":")
+                    ok, user = pw == token, u
+                except ValueError:
+                    pass
+            if not ok:
+                if LOG:
+                    with open(LOG, "a") as f:
+                        f.write("%s %s 401 %s\n" % (self.command, self.path, user))
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", 'Basic realm="git"')
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
         n = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(n) if n else b""
         env = {
@@ -49,7 +72,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 headers.append((k, v.strip()))
         if LOG:
             with open(LOG, "a") as f:
-                f.write("%s %s %d\n" % (self.command, self.path, status))
+                f.write("%s %s %d %s\n" % (self.command, self.path, status, user))
         self.send_response(status)
         for k, v in headers:
             self.send_header(k, v)
