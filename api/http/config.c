@@ -511,7 +511,7 @@ int fbc_http_config_load_file(fbc_http_config *c, const char *path, fbc_error *e
 				state = 1;
 				break;
 			}
-			/* fall through */
+			__attribute__((fallthrough)); /* not a list of repositories */
 		case YAML_ALIAS_EVENT:
 		default:
 			rc = fbc_error_set(err, FBC_EINVAL, origin,
