@@ -11,7 +11,7 @@ packages=(
 	postgresql postgresql-contrib
 	clang clang-format jq curl python3 time tar gzip
 	nodejs npm wrk nginx-light docker-registry skopeo umoci apache2-utils openssl
-	chromium chromium-driver python3-selenium prometheus
+	chromium chromium-driver python3-selenium prometheus openssh-server openssh-client
 )
 missing=()
 for p in "${packages[@]}"; do
