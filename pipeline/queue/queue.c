@@ -165,7 +165,7 @@ static int complete_job(fbc_queue *q, fbc_db_job *job, const char *result, bool 
 static void run_job(fbc_queue *q, fbc_db_job *job, unsigned *seed)
 {
 	const fbc_queue_kind *k = find_kind(q, job->kind);
-	fbc_queue_ctx ctx = {q->db, q->worker, job, q->opt.app, false};
+	fbc_queue_ctx ctx = {q->db, q->worker, job, q->opt.app, false, 0};
 	json_error_t jerr;
 	json_t *payload = NULL;
 	char *result = NULL, msg[ERROR_REPORT];
@@ -220,7 +220,9 @@ static void run_job(fbc_queue *q, fbc_db_job *job, unsigned *seed)
 		goto done;
 	}
 	bool retry = fbc_queue_transient(rc);
-	long long back = fbc_queue_backoff_ms(q->opt.retry_base_ms, job->attempts, rnd01(seed));
+	long long back = ctx.retry_after_ms > 0
+				 ? ctx.retry_after_ms
+				 : fbc_queue_backoff_ms(q->opt.retry_base_ms, job->attempts, rnd01(seed));
 	snprintf(msg, sizeof(msg), "%s: %s%s%s", fbc_error_code_name(rc), err.where,
 		 err.where[0] ? ": " : "", err.message);
 	fbc_log(FBC_LOG_WARN,

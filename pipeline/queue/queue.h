@@ -40,6 +40,9 @@ typedef struct fbc_queue_ctx {
 	const fbc_db_job *job;
 	void *app;	/* fbc_queue_options.app */
 	bool completed; /* set by a handler that completed the job itself */
+	/* a handler failing transiently because of another job it must wait
+	 * for may ask for this backoff instead of the exponential one (ms) */
+	long long retry_after_ms;
 } fbc_queue_ctx;
 
 /* *result (malloc'd JSON text or NULL) is stored with the job. */

@@ -483,6 +483,7 @@ int fbc_review_report_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fb
 		if ((rc = pending_live(&live, ctx->db, key, err)))
 			goto done;
 		if (live) {
+			ctx->retry_after_ms = 200; /* it is running now: soon done */
 			rc = fbc_error_set(err, FBC_EUNAVAIL, "forge.report",
 					   "the pending report of %.12s has not run yet", r.sha);
 			goto done;

@@ -185,6 +185,10 @@ if bench and lat:
     print("  webhook -> last report request: p50 %.0f ms, p99 %.0f ms, max %.0f ms" % (pct(lat, 50) * 1e3, pct(lat, 99) * 1e3, max(lat) * 1e3))
     print("  fbcd pr check alone (a process each): p50 %.0f ms, p99 %.0f ms" % (pct(alone, 50) * 1e3, pct(alone, 99) * 1e3))
     print("  queue and reporting overhead at p50: %.0f ms" % ((pct(lat, 50) - pct(alone, 50)) * 1e3))
+    print("  per job kind: queued -> started, started -> finished (means), attempts")
+    for line in sql("SELECT kind || ' ' || round(avg(extract(epoch FROM started_at - created_at)) * 1000) || ' ' || round(avg(extract(epoch FROM finished_at - started_at)) * 1000) || ' ' || sum(attempts) || ' ' || count(*) FROM jobs WHERE state = 'succeeded' GROUP BY kind ORDER BY kind").splitlines():
+        k, q, r, a, n = line.split()
+        print("    %-13s %6s ms %6s ms  %s attempts for %s jobs" % (k, q, r, a, n))
 print("CHECKED %d PUSHED %d" % (checked, pushed))
 for f in fails[:40]:
     print("FAIL: " + f)
