@@ -220,9 +220,9 @@ static void run_job(fbc_queue *q, fbc_db_job *job, unsigned *seed)
 		goto done;
 	}
 	bool retry = fbc_queue_transient(rc);
-	long long back = ctx.retry_after_ms > 0
-				 ? ctx.retry_after_ms
-				 : fbc_queue_backoff_ms(q->opt.retry_base_ms, job->attempts, rnd01(seed));
+	long long back = ctx.retry_after_ms > 0 ? ctx.retry_after_ms
+						: fbc_queue_backoff_ms(q->opt.retry_base_ms,
+								       job->attempts, rnd01(seed));
 	snprintf(msg, sizeof(msg), "%s: %s%s%s", fbc_error_code_name(rc), err.where,
 		 err.where[0] ? ": " : "", err.message);
 	fbc_log(FBC_LOG_WARN,
