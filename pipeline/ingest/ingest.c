@@ -9,6 +9,7 @@
 #include "pipeline/git/mirror.h"
 #include "pipeline/publish/publish.h"
 #include "service/base/metrics.h"
+#include "service/load/load.h"
 #include "service/fbc/validate.h"
 
 #include <errno.h>
@@ -204,6 +205,45 @@ static int fbcd_catalogs(bool *found, json_t *out, const fbc_pipeline_env *env, 
 	return rc;
 }
 
+/* The `publish` list of the commit's .fbcd.yaml (pipeline.md §3.1), each
+ * entry checked; *out NULL without the file or the list. */
+static int fbcd_publish_targets(json_t **out, fbc_tree *tree, fbc_error *err)
+{
+	fbc_tree_blob blob = {0};
+	json_t *doc = NULL, *list, *t;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	rc = fbc_tree_read(tree, &blob, ".fbcd.yaml", FBC_SETTINGS_MAX_BYTES, err);
+	if (rc == FBC_ENOTFOUND) {
+		fbc_error_init(err);
+		return 0;
+	}
+	if (rc)
+		return rc;
+	rc = fbc_yaml_to_json(&doc, blob.data ? blob.data : "", blob.len, NULL, err);
+	fbc_tree_blob_release(tree, &blob);
+	if (rc)
+		return fbc_error_set(err, FBC_EINVAL, ".fbcd.yaml", "%s", err->message);
+	list = json_object_get(doc, "publish");
+	if (list && !json_is_array(list)) {
+		json_decref(doc);
+		return fbc_error_set(err, FBC_EINVAL, ".fbcd.yaml", "publish: a list of targets");
+	}
+	json_array_foreach(list, i, t)
+	{
+		if ((rc = fbc_publish_target_check(t, true, err))) {
+			json_decref(doc);
+			fbc_error_prefix(err, ".fbcd.yaml: publish[%zu]: %s", i, err->where);
+			return FBC_EINVAL;
+		}
+	}
+	*out = json_incref(list);
+	json_decref(doc);
+	return 0;
+}
+
 int fbc_ingest_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc_error *err)
 {
 	const fbc_pipeline_env *env = ctx->app;
@@ -273,21 +313,30 @@ int fbc_ingest_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc_error
 stored:
 	if (rc)
 		goto done;
-	/* §8: each new revision goes to the repository's publish targets */
-	json_t *item;
+	/* §8: each new revision goes to the publish targets: the repository's
+	 * own list when it has one (an override), else its .fbcd.yaml's */
+	json_t *item, *targets = json_object_get(repo, "publish"), *file_targets = NULL;
 	size_t k;
+	if (!json_is_array(targets) && (rc = fbcd_publish_targets(&file_targets, tree, err)))
+		goto done;
+	if (!json_is_array(targets))
+		targets = file_targets;
 	json_array_foreach(cats, k, item)
 	{
 		size_t n = 0;
 		if (!json_is_true(json_object_get(item, "created")))
 			continue;
 		if ((rc = fbc_publish_for_revision(
-			     &n, ctx->db, repo, json_string_value(json_object_get(item, "catalog")),
-			     json_integer_value(json_object_get(item, "revision")), err)))
+			     &n, ctx->db, name, targets,
+			     json_string_value(json_object_get(item, "catalog")),
+			     json_integer_value(json_object_get(item, "revision")), err))) {
+			json_decref(file_targets);
 			goto done;
+		}
 		if (n)
 			json_object_set_new(item, "publishJobs", json_integer((json_int_t)n));
 	}
+	json_decref(file_targets);
 	if ((rc = fbc_db_commit_seen(ctx->db, &prov, err)))
 		goto done;
 	res = json_pack("{s:s,s:O,s:o}", "commit", id, "catalogs", cats, "pullRequest",

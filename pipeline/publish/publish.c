@@ -115,10 +115,10 @@ int fbc_publish_enqueue(int64_t *job, fbc_db *db, const char *repository, const 
 	return rc;
 }
 
-int fbc_publish_for_revision(size_t *n, fbc_db *db, json_t *repo, const char *catalog,
-			     int64_t revision, fbc_error *err)
+int fbc_publish_for_revision(size_t *n, fbc_db *db, const char *repository, json_t *targets,
+			     const char *catalog, int64_t revision, fbc_error *err)
 {
-	json_t *targets = json_object_get(repo, "publish"), *t;
+	json_t *t;
 	size_t i;
 	int rc = 0;
 
@@ -133,8 +133,7 @@ int fbc_publish_for_revision(size_t *n, fbc_db *db, json_t *repo, const char *ca
 		if (!copy)
 			return fbc_error_set(err, FBC_ENOMEM, "publish", "out of memory");
 		json_object_del(copy, "catalog");
-		rc = fbc_publish_enqueue(&job, db, jstr(repo, "name"), catalog, revision, copy,
-					 err);
+		rc = fbc_publish_enqueue(&job, db, repository, catalog, revision, copy, err);
 		json_decref(copy);
 		if (rc)
 			break;

@@ -40,10 +40,10 @@ int fbc_publish_target_check(json_t *t, bool catalog_required, fbc_error *err);
 int fbc_publish_enqueue(int64_t *job, fbc_db *db, const char *repository, const char *catalog,
 			int64_t revision, json_t *target, fbc_error *err);
 
-/* The publish targets of a repository (db/gitops.h JSON) whose catalog
- * pattern matches catalog, each enqueued for revision. *n gets how many. */
-int fbc_publish_for_revision(size_t *n, fbc_db *db, json_t *repo, const char *catalog,
-			     int64_t revision, fbc_error *err);
+/* The publish targets (a list) whose catalog pattern matches catalog, each
+ * enqueued for revision in repository's order. *n gets how many. */
+int fbc_publish_for_revision(size_t *n, fbc_db *db, const char *repository, json_t *targets,
+			     const char *catalog, int64_t revision, fbc_error *err);
 
 /* A stored revision as a loaded, linked catalog (its canonical stream). */
 int fbc_publish_load_revision(fbc_catalog **out, fbc_db *db, const fbc_db_rev *rev,

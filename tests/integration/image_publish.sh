@@ -54,7 +54,18 @@ repositories:
         image: $REG/org/plain-catalog:latest
         tags: ["rev-{revision}", "{commit}"]
         insecure: true
+  - name: layout
+    url: file://$T/layout
+    forge: {kind: github, project: org/layout, api: "http://127.0.0.1:9"}
+    credentials: {webhookSecretEnv: WH_SECRET}
+    pollSeconds: 0
 YAML
+# a repository whose targets come from its own .fbcd.yaml (no override in the config)
+L=$T/layout
+mkdir -p "$L/catalogs/v1" "$L/catalogs/v2"
+cp -R "$CATALOG"/. "$L/catalogs/v1"/ && cp -R "$CATALOG"/. "$L/catalogs/v2"/ && chmod -R u+w "$L"
+printf 'catalogs:\n  - path: catalogs/*\n    name: "lay-{dir}"\npublish:\n  - catalog: lay-v1\n    image: %s/org/lay:latest\n    insecure: true\n' "$REG" >"$L/.fbcd.yaml"
+git -C "$L" init -q -b main && git -C "$L" add -A && git -C "$L" commit -q -m layout
 PORT=$(free_port)
 B=http://127.0.0.1:$PORT
 ADMIN=publish-admin-token-0123456789ab
@@ -66,8 +77,8 @@ until curl -sf "$B/healthz" >/dev/null 2>&1; do
 	i=$((i + 1)); [ $i -gt 100 ] && { echo "FAIL: serve did not start"; cat "$T/serve.log"; exit 1; }
 	sleep 0.1
 done
-push() { # DELIVERY SHA -> job id
-	echo "{\"ref\": \"refs/heads/main\", \"before\": \"0000000000000000000000000000000000000000\", \"after\": \"$2\", \"repository\": {\"full_name\": \"org/plain\"}, \"sender\": {\"login\": \"bot\"}}" >"$T/push.json"
+push() { # DELIVERY SHA [PROJECT] -> job id
+	echo "{\"ref\": \"refs/heads/main\", \"before\": \"0000000000000000000000000000000000000000\", \"after\": \"$2\", \"repository\": {\"full_name\": \"${3:-org/plain}\"}, \"sender\": {\"login\": \"bot\"}}" >"$T/push.json"
 	sig=$(python3 -c "import hmac,hashlib,sys; print('sha256='+hmac.new(sys.argv[1].encode(), open(sys.argv[2],'rb').read(), hashlib.sha256).hexdigest())" "$SECRET" "$T/push.json")
 	curl -s -o "$T/body" -X POST -H "X-GitHub-Event: push" -H "X-GitHub-Delivery: $1" \
 		-H "X-Hub-Signature-256: $sig" --data-binary "@$T/push.json" "$B/v1/webhooks/github"
@@ -153,6 +164,12 @@ D3=$(sql "SELECT i.digest FROM images i WHERE i.revision = 2 AND repository = '$
 [ -n "$D3" ] && [ "$D3" != "$D1" ] && skopeo inspect --tls-verify=false --raw "docker://$REG/org/plain-catalog:latest" | sha256sum | grep -q "$(echo "$D3" | cut -c8-)" &&
 	skopeo inspect --tls-verify=false --raw "docker://$REG/org/plain-catalog:rev-1" | sha256sum | grep -q "$(echo "$D1" | cut -c8-)" &&
 	pass || fail "second publish: $(sql "SELECT revision, digest, tags FROM images")"
+# .fbcd.yaml targets: lay-v1 is published, lay-v2 (no target) is not
+push d-3 "$(git -C "$L" rev-parse HEAD)" org/layout >/dev/null
+settle
+[ "$(sql "SELECT string_agg(c.name || ' ' || i.repository, ',') FROM images i JOIN catalogs c ON c.id = i.catalog_id WHERE c.name LIKE 'lay-%'")" = "lay-v1 $REG/org/lay" ] &&
+	pass || fail ".fbcd.yaml publish targets: $(sql "SELECT c.name, i.repository FROM images i JOIN catalogs c ON c.id = i.catalog_id") $(sql "SELECT kind, state, error FROM jobs WHERE repository = 'layout'")"
+
 # a registry that is down: the job fails with the reason, nothing recorded
 kill "$REG_PID" && wait "$REG_PID" 2>/dev/null; REG_PID=
 curl -s -o /dev/null -X POST -H "$AUTH" -d "{\"image\": \"$REG/org/down:x\", \"insecure\": true}" "$B/v1/catalogs/plain/images"
