@@ -38,10 +38,11 @@ int fbc_publish_target_check(json_t *t, bool catalog_required, fbc_error *err)
 	json_object_foreach(t, k, v)
 	{
 		if (strcmp(k, "catalog") && strcmp(k, "image") && strcmp(k, "tags") &&
-		    strcmp(k, "platforms") && strcmp(k, "insecure") && strcmp(k, "authfile"))
+		    strcmp(k, "platforms") && strcmp(k, "insecure") && strcmp(k, "authfile") &&
+		    strcmp(k, "base"))
 			return fbc_error_set(err, FBC_EINVAL, "publish",
 					     "unknown field '%.64s' (catalog, image, tags, "
-					     "platforms, insecure, authfile)",
+					     "platforms, insecure, authfile, base)",
 					     k);
 	}
 	if (catalog_required && !jstr(t, "catalog"))
@@ -84,6 +85,10 @@ int fbc_publish_target_check(json_t *t, bool catalog_required, fbc_error *err)
 	v = json_object_get(t, "authfile");
 	if (v && !json_is_string(v))
 		return fbc_error_set(err, FBC_EINVAL, "publish.authfile", "a file path");
+	v = json_object_get(t, "base");
+	if (v && (!json_is_string(v) || fbc_oci_ref_parse(&ref, json_string_value(v), err)))
+		return fbc_error_set(err, FBC_EINVAL, "publish.base",
+				     "a registry reference of a base image (e.g. an opm image)");
 	return 0;
 }
 
@@ -292,6 +297,28 @@ int fbc_publish_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc_erro
 		dir[0] = '\0';
 		goto done;
 	}
+	/* a runnable image: the base pulled (for these platforms) into the
+	 * build directory, its layers under ours */
+	char base_dir[4200] = "";
+	fbc_oci_client_options co = {.insecure = json_is_true(json_object_get(target, "insecure")),
+				     .docker_config = jstr(target, "authfile"),
+				     .max_retries = -1};
+	if ((rc = fbc_oci_client_create(&client, &co, err)))
+		goto done;
+	if (jstr(target, "base")) {
+		fbc_oci_ref bref;
+		fbc_oci_descriptor btop;
+		snprintf(base_dir, sizeof(base_dir), "%s/base", dir);
+		if (mkdir(base_dir, 0700) != 0) {
+			rc = fbc_error_set(err, FBC_EIO, base_dir, "cannot create: %s",
+					   strerror(errno));
+			goto done;
+		}
+		if ((rc = fbc_oci_ref_parse(&bref, jstr(target, "base"), err)) ||
+		    (rc = fbc_oci_pull(client, &btop, &bref, plats, n_plats, base_dir, NULL, err)))
+			goto done;
+	}
+	snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/image");
 	snprintf(fbcd_rev, sizeof(fbcd_rev), "%s@%lld", catalog, (long long)number);
 	fbc_image_build_options bo = {
 		.platforms = plats,
@@ -300,15 +327,12 @@ int fbc_publish_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc_erro
 		.source = jstr(facts, "source"),
 		.revision = commit,
 		.fbcd_revision = fbcd_rev,
+		.base_layout = base_dir[0] ? base_dir : NULL,
 	};
 	if ((rc = fbc_image_build(&img, cat, dir, NULL, &bo, err)))
 		goto done;
-	fbc_oci_client_options co = {.insecure = json_is_true(json_object_get(target, "insecure")),
-				     .docker_config = jstr(target, "authfile"),
-				     .max_retries = -1};
 	/* blobs, manifests by digest, then the tags (the target's, then these) */
-	if ((rc = fbc_oci_client_create(&client, &co, err)) ||
-	    (rc = fbc_oci_push_layout(client, &st, dir, NULL, &ref, tags, n_tags, err)))
+	if ((rc = fbc_oci_push_layout(client, &st, dir, NULL, &ref, tags, n_tags, err)))
 		goto done;
 
 	/* record it: every tag now naming the digest */
@@ -347,8 +371,12 @@ int fbc_publish_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc_erro
 				FBC_LOG_STR("image", repo_name), FBC_LOG_STR("digest", st.digest)},
 			4, "catalog image published");
 done:
-	if (dir[0])
+	if (dir[0]) {
+		char *slash = strstr(dir, "/image");
+		if (slash && !slash[6])
+			*slash = '\0'; /* the build directory holds image/ and base/ */
 		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	}
 	fbc_oci_client_free(client);
 	fbc_catalog_free(cat);
 	fbc_diags_dispose(&diags);

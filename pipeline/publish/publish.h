@@ -12,7 +12,8 @@
  *    "tags": ["latest", "rev-{revision}", "{commit}"],   extra tags
  *    "platforms": ["linux/amd64", ...],                  default linux/amd64
  *    "insecure": false,                                  plain HTTP registry
- *    "authfile": "/path/config.json"}                    docker credentials
+ *    "authfile": "/path/config.json",                    docker credentials
+ *    "base": "registry/opm:tag"}                         a runnable image
  * Tags may use {catalog}, {revision} and {commit} (12 hex digits; a tag
  * naming {commit} is skipped for a revision without one).
  * The image is stamped with the revision's commit time (else the time the

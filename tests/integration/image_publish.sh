@@ -142,6 +142,18 @@ settle
 [ "$(sql "SELECT count(DISTINCT digest) || ' ' || count(*) FROM images WHERE repository = '$REG/org/multi'")" = "1 1" ] &&
 	[ "$(sql "SELECT array_to_string(tags, ',') FROM images WHERE repository = '$REG/org/multi'")" = "v1,v1-again" ] &&
 	pass || fail "republishing the revision changed the digest: $(sql "SELECT digest, tags FROM images WHERE repository = '$REG/org/multi'")"
+# a runnable image: the first image as the base (its layer under ours, opm's entrypoint)
+c=$(curl -s -o "$T/body" -w '%{http_code}' -X POST -H "$AUTH" -H 'Content-Type: application/json' \
+	-d "{\"image\": \"$REG/org/runnable:v1\", \"base\": \"$REG/org/plain-catalog:latest\", \"insecure\": true}" "$B/v1/catalogs/plain/images")
+[ "$c" = 202 ] && pass || fail "POST a runnable image: $c $(cat "$T/body")"
+settle
+skopeo inspect --tls-verify=false --config "docker://$REG/org/runnable:v1" >"$T/rcfg.json" 2>"$T/skopeo.err"
+skopeo inspect --tls-verify=false "docker://$REG/org/runnable:v1" >"$T/rinsp.json" 2>>"$T/skopeo.err"
+python3 -c "
+import json; c=json.load(open('$T/rcfg.json'))['config']; i=json.load(open('$T/rinsp.json'))
+assert c['Entrypoint'] == ['/bin/opm'] and c['Cmd'] == ['serve', '/configs', '--cache-dir=/tmp/cache'], c
+assert len(i['Layers']) == 2, i['Layers']" && pass || fail "runnable image: $(sql "SELECT state, error FROM jobs WHERE key LIKE '%runnable%'") $(cat "$T/skopeo.err") $(head -c 300 "$T/rcfg.json")"
+
 # bad requests: no token, a bad target, an unknown revision
 [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST -d '{"image": "x/y:z"}' "$B/v1/catalogs/plain/images")" = 401 ] && pass || fail "POST without a token"
 c=$(curl -s -o "$T/body" -w '%{http_code}' -X POST -H "$AUTH" -d '{"image": "not a reference!"}' "$B/v1/catalogs/plain/images")
