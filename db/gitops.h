@@ -160,7 +160,8 @@ typedef struct fbc_db_pull_update {
 	long number;
 	const char *state; /* open, closed, merged */
 	const char *head_sha, *base_ref, *author, *title;
-	const char *approver; /* added to the approvals, or NULL */
+	const char *approver;  /* added to the approvals, or NULL */
+	const char *merge_sha; /* the merge commit of a merged PR, or NULL */
 } fbc_db_pull_update;
 
 /* Store a verified delivery, update its pull request and enqueue its jobs

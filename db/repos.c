@@ -409,16 +409,16 @@ static int delivery_tx(fbc_db_conn *c, void *ctx, fbc_error *err)
 	static const db_stmt pull = {
 		"pull_upsert",
 		"INSERT INTO pulls (repository, number, state, head_sha, base_ref, author, title, "
-		"approvals) VALUES ($1, $2::integer, coalesce($3, 'open'), $4, $5, $6, $7, CASE "
-		"WHEN "
-		"$8::text IS NULL THEN '[]'::jsonb ELSE jsonb_build_array($8::text) END) ON "
-		"CONFLICT "
+		"approvals, merge_sha) VALUES ($1, $2::integer, coalesce($3, 'open'), $4, $5, $6, "
+		"$7, CASE WHEN $8::text IS NULL THEN '[]'::jsonb ELSE jsonb_build_array($8::text) "
+		"END, $9) ON CONFLICT "
 		"(repository, number) DO UPDATE SET state = coalesce($3, pulls.state), head_sha = "
 		"coalesce($4, pulls.head_sha), base_ref = coalesce($5, pulls.base_ref), author = "
 		"coalesce($6, pulls.author), title = coalesce($7, pulls.title), approvals = CASE "
 		"WHEN $8::text IS NULL OR pulls.approvals ? $8::text THEN pulls.approvals ELSE "
-		"pulls.approvals || jsonb_build_array($8::text) END, updated_at = now()",
-		8};
+		"pulls.approvals || jsonb_build_array($8::text) END, merge_sha = coalesce($9, "
+		"pulls.merge_sha), updated_at = now()",
+		9};
 	static const db_stmt setjob = {
 		"delivery_set_job", "UPDATE webhook_deliveries SET job_id = $2 WHERE id = $1", 2};
 	struct delivery_ctx *x = ctx;
@@ -447,7 +447,7 @@ static int delivery_tx(fbc_db_conn *c, void *ctx, fbc_error *err)
 				  (const char *[]){x->d->repository, pr, x->pull->state,
 						   x->pull->head_sha, x->pull->base_ref,
 						   x->pull->author, x->pull->title,
-						   x->pull->approver},
+						   x->pull->approver, x->pull->merge_sha},
 				  NULL, NULL, 0, err)))
 			return rc;
 		PQclear(res);

@@ -79,6 +79,7 @@ static void plan_jobs(struct plan *p, const fbc_webhook_event *ev, const char *r
 		p->pull.base_ref = ev->base_ref;
 		p->pull.author = ev->author;
 		p->pull.title = ev->title;
+		p->pull.merge_sha = ev->merge_sha;
 		return;
 	case FBC_WEBHOOK_PUSH: {
 		char want[300];

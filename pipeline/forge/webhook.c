@@ -24,6 +24,7 @@ void fbc_webhook_event_dispose(fbc_webhook_event *ev)
 	free(ev->author);
 	free(ev->sender);
 	free(ev->title);
+	free(ev->merge_sha);
 	memset(ev, 0, sizeof(*ev));
 }
 
@@ -190,6 +191,13 @@ static int parse_github(fbc_webhook_event *ev, json_t *p, fbc_error *err)
 	} else if (!strcmp(ev->action, "closed")) {
 		ev->kind = json_is_true(at(p, "pull_request.merged")) ? FBC_WEBHOOK_PR_MERGED
 								      : FBC_WEBHOOK_PR_CLOSED;
+		/* the commit the merge made (a merge or squash commit): the push
+		 * that follows names it, and its revisions name this PR */
+		if (ev->kind == FBC_WEBHOOK_PR_MERGED &&
+		    ((rc = take(&ev->merge_sha, p, "pull_request.merge_commit_sha", false, err)) ||
+		     (ev->merge_sha &&
+		      (rc = need_sha(ev->merge_sha, "pull_request.merge_commit_sha", err)))))
+			return rc;
 	}
 	return 0;
 }
@@ -265,6 +273,11 @@ static int parse_gitlab(fbc_webhook_event *ev, json_t *p, fbc_error *err)
 		ev->kind = FBC_WEBHOOK_PR_UPDATED; /* marked ready */
 	} else if (!strcmp(ev->action, "merge")) {
 		ev->kind = FBC_WEBHOOK_PR_MERGED;
+		if ((rc = take(&ev->merge_sha, p, "object_attributes.merge_commit_sha", false,
+			       err)) ||
+		    (ev->merge_sha &&
+		     (rc = need_sha(ev->merge_sha, "object_attributes.merge_commit_sha", err))))
+			return rc;
 	} else if (!strcmp(ev->action, "close")) {
 		ev->kind = FBC_WEBHOOK_PR_CLOSED;
 	}

@@ -50,6 +50,7 @@ typedef struct fbc_webhook_event {
 	char *author;	  /* PR author login */
 	char *sender;	  /* who triggered the event (commenter for comments) */
 	char *title;	  /* PR title */
+	char *merge_sha;  /* merged PR: the merge commit on the target branch, or NULL */
 	bool deleted;	  /* push deleting the branch */
 } fbc_webhook_event;
 

@@ -162,6 +162,25 @@ J=$(push p-5 "$C4")
 J=$(push p-6 1234567890123456789012345678901234567890)
 [ "$(wait_job "$J")" = failed ] && [ "$(sql "SELECT attempts FROM jobs WHERE id = $J")" = 1 ] && pass || fail "missing commit: $(sql "SELECT state, attempts, error FROM jobs WHERE id = $J")"
 
+# --- a pull request merged with a merge commit: the push names the merge
+# commit, not the pull request's head; the merged delivery's merge_commit_sha
+# ties them, so the revision still names the pull request
+git -C "$O" checkout -q -b fix
+git -C "$O" rm -q broken.json
+sed -i 's/^description: .*/description: fixed on a branch/' "$O/example-operator/catalog.yaml"
+git -C "$O" commit -q -am "fix on a branch"
+H8=$(git -C "$O" rev-parse HEAD)
+git -C "$O" checkout -q main
+git -C "$O" merge -q --no-ff -m "Merge pull request #8" fix
+M8=$(git -C "$O" rev-parse HEAD)
+cat >"$T/merged8.json" <<JSON
+{"action": "closed", "number": 8, "pull_request": {"number": 8, "merged": true, "merge_commit_sha": "$M8", "title": "fix", "user": {"login": "bob"}, "head": {"sha": "$H8", "ref": "fix"}, "base": {"sha": "$C4", "ref": "main"}}, "repository": {"full_name": "org/plain"}, "sender": {"login": "bob"}}
+JSON
+[ "$(deliver pull_request p-8 "$T/merged8.json")" = 202 ] && pass || fail "merged webhook with a merge commit"
+J=$(push p-9 "$M8")
+[ "$(wait_job "$J")" = succeeded ] && [ "$(sql "SELECT commit || ' ' || pull_request FROM revisions r JOIN catalogs c ON c.id = r.catalog_id WHERE c.name = 'plain' AND r.number = 3")" = "$M8 8" ] &&
+	pass || fail "merge commit provenance: $(sql "SELECT number, commit, pull_request FROM revisions r JOIN catalogs c ON c.id = r.catalog_id WHERE c.name = 'plain'") $(sql "SELECT state, error FROM jobs WHERE id = $J")"
+
 # --- the .fbcd.yaml layout: one revision per declared directory, named by the pattern
 push_to() { # REPO DELIVERY SHA -> job id
 	echo "{\"ref\": \"refs/heads/main\", \"before\": \"0000000000000000000000000000000000000000\", \"after\": \"$3\", \"repository\": {\"full_name\": \"org/$1\"}, \"sender\": {\"login\": \"bot\"}}" >"$T/push.json"
