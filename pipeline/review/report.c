@@ -488,6 +488,18 @@ int fbc_review_report_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fb
 					   "the pending report of %.12s has not run yet", r.sha);
 			goto done;
 		}
+		/* the pull request as the pending report left it: read before,
+		 * it may miss the runs that report created after (a run would be
+		 * created twice, once in progress and once completed) */
+		json_decref(r.pull);
+		r.pull = NULL;
+		rc = fbc_db_pull_get(&r.pull, r.db, r.name, r.number, err);
+		if (rc == FBC_ENOTFOUND) {
+			fbc_error_init(err);
+			rc = 0;
+		}
+		if (rc)
+			goto done;
 		if ((rc = fbc_db_pull_check_get(&chk, ctx->db, id, err)))
 			goto done;
 		if (!json_is_true(json_object_get(chk, "newest"))) {
