@@ -9,6 +9,7 @@
 #include "api/http/config.h"
 #include "api/http/handlers.h"
 #include "db/db.h"
+#include "pipeline/git/mirror.h"
 #include "pipeline/ingest/ingest.h"
 #include "pipeline/queue/queue.h"
 
@@ -33,6 +34,10 @@ int fbc_cli_queue_start(fbc_queue **out, fbc_db *db, const fbc_http_config *cfg,
 
 	env.data_dir = cfg->data_dir;
 	env.public_url = cfg->public_url;
+	env.ca_file = cfg->ca_file;
+	int rc = fbc_git_tls_init(cfg->ca_file, err);
+	if (rc)
+		return rc;
 	if (app) {
 		env.revision_created = revision_created;
 		env.revision_created_ctx = app;

@@ -48,6 +48,7 @@ void fbc_http_config_dispose(fbc_http_config *c)
 	free(c->database_url);
 	free(c->data_dir);
 	free(c->public_url);
+	free(c->ca_file);
 	free(c->config_file);
 	free(c->admin_token);
 	json_decref(c->repositories);
@@ -126,6 +127,14 @@ int fbc_http_config_set(fbc_http_config *c, const char *key, const char *value, 
 			return fbc_error_set(err, FBC_EINVAL, origin,
 					     "%s: '%s' is not an http(s):// URL", key, value);
 		return set_str(&c->public_url, value, origin, key, err);
+	}
+	if (!strcmp(key, "caFile")) {
+		if (value[0] == '\0') {
+			free(c->ca_file);
+			c->ca_file = NULL;
+			return 0;
+		}
+		return set_str(&c->ca_file, value, origin, key, err);
 	}
 	if (!strcmp(key, "adminToken"))
 		return set_str(&c->admin_token, value, origin, key, err);
@@ -539,6 +548,7 @@ static const struct {
 	{"FBCD_DATABASE_URL", "databaseURL"},
 	{"FBCD_DATA_DIR", "dataDir"},
 	{"FBCD_PUBLIC_URL", "publicURL"},
+	{"FBCD_CA_FILE", "caFile"},
 	{"FBCD_READ_AUTH", "readAuth"},
 	{"FBCD_ADMIN_TOKEN", "adminToken"},
 	{"FBCD_THREADS", "threads"},
@@ -590,6 +600,9 @@ static void usage(FILE *f)
 		"  --data-dir DIR         data directory (FBCD_DATA_DIR; ./fbcd-data)\n"
 		"  --public-url URL       this service's address as forges' users reach it, for\n"
 		"                         the links of pull-request reports (FBCD_PUBLIC_URL)\n"
+		"  --ca-file FILE         PEM certificates trusted instead of the system CAs for\n"
+		"                         git fetches over HTTPS, forge API calls and registry\n"
+		"                         pushes (FBCD_CA_FILE)\n"
 		"  --config FILE          YAML configuration file (FBCD_CONFIG)\n"
 		"  --read-auth open|token reads are open or need a 'read' token (FBCD_READ_AUTH)\n"
 		"  --threads N            0: a thread per connection (FBCD_THREADS; default);\n"
@@ -663,6 +676,7 @@ int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_err
 		{"header-timeout", required_argument, NULL, 1007},
 		{"idle-timeout", required_argument, NULL, 1008},
 		{"public-url", required_argument, NULL, 1009},
+		{"ca-file", required_argument, NULL, 1013},
 		{"yaml-expand-ratio", required_argument, NULL, 1010},
 		{"head-deadline", required_argument, NULL, 1012},
 		{"yaml-expand-max", required_argument, NULL, 1011},
@@ -783,6 +797,9 @@ int fbc_http_config_from_args(fbc_http_config *c, int argc, char **argv, fbc_err
 			break;
 		case 1012:
 			key = "headDeadlineSeconds", flag = "--head-deadline";
+			break;
+		case 1013:
+			key = "caFile", flag = "--ca-file";
 			break;
 		case 1010:
 			key = "yamlExpandRatio", flag = "--yaml-expand-ratio";

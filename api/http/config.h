@@ -53,6 +53,8 @@ typedef struct fbc_http_config {
 	char *database_url; /* NULL: embedded PostgreSQL under data_dir */
 	char *data_dir;
 	char *public_url; /* links in forge reports; NULL: none */
+	char *ca_file;	  /* PEM bundle trusted instead of the system CAs for
+			   * git fetches, forge API calls and registries; NULL: system */
 	char *config_file;
 	char *admin_token;
 	bool read_auth; /* reads need a token with the read scope */

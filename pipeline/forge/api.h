@@ -28,9 +28,10 @@
 typedef struct fbc_forge_api fbc_forge_api;
 
 /* kind "github" or "gitlab"; api the base URL (no trailing slash needed);
- * token may be NULL (anonymous). */
+ * token may be NULL (anonymous); ca_file a PEM bundle trusted instead of
+ * the system CAs, or NULL. */
 int fbc_forge_api_open(fbc_forge_api **out, const char *kind, const char *api, const char *token,
-		       fbc_error *err);
+		       const char *ca_file, fbc_error *err);
 void fbc_forge_api_free(fbc_forge_api *f);
 bool fbc_forge_api_gitlab(const fbc_forge_api *f);
 

@@ -1,6 +1,7 @@
 /* Bare mirrors fetched with libgit2 (see mirror.h). */
 #include "pipeline/git/mirror.h"
 
+#include <errno.h>
 #include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,23 @@ static int git_fail(fbc_error *err, int code, const char *path, const char *what
 	const git_error *e = git_error_last();
 	return fbc_error_set(err, code, path, "%s: %s", what,
 			     e && e->message ? e->message : "failed");
+}
+
+int fbc_git_tls_init(const char *ca_file, fbc_error *err)
+{
+	FILE *f;
+
+	if (!ca_file)
+		return 0;
+	/* a clear error for a missing file before libgit2's terse one */
+	if (!(f = fopen(ca_file, "r")))
+		return fbc_error_set(err, FBC_EINVAL, ca_file, "cannot read the CA file: %s", strerror(errno));
+	fclose(f);
+	if (git_libgit2_init() < 0) /* never shut down: the setting would go with it */
+		return fbc_error_set(err, FBC_EINTERNAL, ca_file, "cannot initialise libgit2");
+	if (git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, ca_file, NULL) < 0)
+		return git_fail(err, FBC_EINVAL, ca_file, "not a PEM certificate bundle");
+	return 0;
 }
 
 int fbc_git_mirror_fetch(const char *path, const fbc_git_mirror_opts *opts, fbc_error *err)

@@ -29,6 +29,13 @@ typedef struct fbc_git_mirror_opts {
  * jobs), FBC_EIO on local ones. */
 int fbc_git_mirror_fetch(const char *path, const fbc_git_mirror_opts *opts, fbc_error *err);
 
+/* Trust the PEM certificates of file instead of the system CAs for every
+ * HTTPS fetch of this process (libgit2's TLS settings are process-wide).
+ * Called once at start, before any fetch; keeps libgit2 initialised for the
+ * life of the process so that the setting is never reset. NULL: the system
+ * CAs. FBC_EINVAL when the file cannot be read as PEM certificates. */
+int fbc_git_tls_init(const char *ca_file, fbc_error *err);
+
 /* Author name and committer time of commit sha in the repository at path.
  * *author is malloc'd. FBC_ENOTFOUND when the commit is absent. */
 int fbc_git_commit_info(char **author, long long *time, const char *path, const char *sha,

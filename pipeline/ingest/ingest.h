@@ -20,6 +20,8 @@
 typedef struct fbc_pipeline_env {
 	const char *data_dir;	/* mirrors live in <data_dir>/mirrors/<repo>.git */
 	const char *public_url; /* this service for forge users (report links), or NULL */
+	const char *ca_file;	/* PEM bundle trusted instead of the system CAs for the
+				 * forge API and registries (git: fbc_git_tls_init), or NULL */
 	/* Called after a job made a new revision of catalog, so that a server
 	 * in the same process stops answering "latest" from its caches. */
 	void (*revision_created)(void *ctx, const char *catalog);

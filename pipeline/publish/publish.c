@@ -302,6 +302,7 @@ int fbc_publish_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc_erro
 	char base_dir[4200] = "";
 	fbc_oci_client_options co = {.insecure = json_is_true(json_object_get(target, "insecure")),
 				     .docker_config = jstr(target, "authfile"),
+				     .ca_file = env ? env->ca_file : NULL,
 				     .max_retries = -1};
 	if ((rc = fbc_oci_client_create(&client, &co, err)))
 		goto done;

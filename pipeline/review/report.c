@@ -70,7 +70,8 @@ static int rep_open(struct rep *r, fbc_queue_ctx *ctx, json_t *payload, fbc_erro
 	if ((tf || te) && (rc = fbc_secret_read(&token, tf, te, err)) != 0)
 		return rc == FBC_ENOTFOUND ? FBC_EUNAVAIL : rc; /* may appear: retried */
 	rc = fbc_forge_api_open(&r->api, jstr(r->repo, "forge", "kind"),
-				jstr(r->repo, "forge", "api"), token, err);
+				jstr(r->repo, "forge", "api"), token,
+				r->env ? r->env->ca_file : NULL, err);
 	fbc_secret_free(token);
 	if (rc)
 		return rc;

@@ -48,8 +48,24 @@ git ls-remote "$GURL" | grep -q "$C1" && pass || fail "git http-backend does not
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 B=http://127.0.0.1:$PORT
 ADMIN=poll-admin-token-0123456789abcdef
+# HTTPS: a test CA, the git server's certificate signed by it, and a rogue
+# self-signed one; serve and worker trust the test CA (--ca-file)
+command -v openssl >/dev/null || skip "openssl is not installed"
+mkdir -p "$T/tls" && (
+	cd "$T/tls" || exit 1
+	printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >ext
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=fbcd-test-ca &&
+		openssl req -newkey rsa:2048 -nodes -keyout srv.key -out srv.csr -subj /CN=localhost &&
+		openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem -days 2 -extfile ext &&
+		openssl req -x509 -newkey rsa:2048 -nodes -keyout rogue.key -out rogue.pem -days 2 -subj /CN=localhost \
+			-addext subjectAltName=DNS:localhost,IP:127.0.0.1
+) >"$T/tls.log" 2>&1 || { echo "FAIL: openssl"; cat "$T/tls.log"; exit 1; }
+# a missing CA file is refused at start, with its name
+"$FBCD" worker --database-url "$URL" --data-dir "$T/data3" --ca-file "$T/tls/none.pem" >"$T/noca.log" 2>&1
+rc=$?
+[ $rc -ne 0 ] && grep -q "none.pem.*cannot read the CA file" "$T/noca.log" && pass || fail "missing --ca-file: exit $rc, $(cat "$T/noca.log")"
 FBCD_ADMIN_TOKEN=$ADMIN "$FBCD" serve --listen "127.0.0.1:$PORT" --database-url "$URL" \
-	--data-dir "$T/data" --workers 1 --job-poll-ms 200 >"$T/serve.log" 2>&1 &
+	--data-dir "$T/data" --workers 1 --job-poll-ms 200 --ca-file "$T/tls/ca.pem" >"$T/serve.log" 2>&1 &
 SERVE_PID=$!
 i=0
 until curl -sf "$B/healthz" >/dev/null 2>&1; do
@@ -57,7 +73,8 @@ until curl -sf "$B/healthz" >/dev/null 2>&1; do
 	sleep 0.1
 done
 # the second replica shares the database (its own data directory: mirrors are per process)
-"$FBCD" worker --database-url "$URL" --data-dir "$T/data2" --workers 1 --job-poll-ms 200 >"$T/worker.log" 2>&1 &
+"$FBCD" worker --database-url "$URL" --data-dir "$T/data2" --workers 1 --job-poll-ms 200 \
+	--ca-file "$T/tls/ca.pem" >"$T/worker.log" 2>&1 &
 WORKER_PID=$!
 
 c=$(curl -s -o "$T/body" -w '%{http_code}' -X POST -H "Authorization: Bearer $ADMIN" \
@@ -144,6 +161,41 @@ curl -s -X PATCH -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application
 "$PG_BINDIR/pg_dump" "$URL" >"$T/dump.sql" 2>/dev/null
 curl -s "$B/v1/jobs?repository=private-tok" >"$T/jobs.json"
 ! grep -q poll-git-token-71b0c3e9 "$T/serve.log" "$T/worker.log" "$T/dump.sql" "$T/jobs.json" && pass || fail "the token leaked"
+
+# --- HTTPS with a token: the server's certificate is checked against --ca-file;
+# a certificate from no trusted CA fails the poll and stores nothing
+GIT_HTTP_TOKEN=poll-git-token-71b0c3e9 GIT_HTTP_TLS="$T/tls/srv.pem:$T/tls/srv.key" \
+	python3 "$LIB/git-http.py" "$T/srv" "$T/tlsport" "$T/git-https.log" &
+GIT_PID="$GIT_PID $!"
+GIT_HTTP_TLS="$T/tls/rogue.pem:$T/tls/rogue.key" python3 "$LIB/git-http.py" "$T/srv" "$T/rogueport" "$T/git-rogue.log" &
+GIT_PID="$GIT_PID $!"
+i=0
+until [ -s "$T/tlsport" ] && [ -s "$T/rogueport" ]; do i=$((i + 1)); [ $i -gt 100 ] && { echo "FAIL: https servers did not start"; exit 1; }; sleep 0.1; done
+git -c http.sslCAInfo="$T/tls/ca.pem" ls-remote "https://localhost:$(cat "$T/rogueport")/plain.git" >/dev/null 2>&1 &&
+	fail "the test's rogue certificate is trusted by git: the test proves nothing" || pass
+for spec in "tls-tok:$(cat "$T/tlsport")/private" "tls-rogue:$(cat "$T/rogueport")"; do
+	name=${spec%%:*} rest=${spec#*:}
+	c=$(curl -s -o "$T/body" -w '%{http_code}' -X POST -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' \
+		--data-binary "{\"name\": \"$name\", \"url\": \"https://localhost:$rest/plain.git\", \"credentials\": {\"tokenFile\": \"$T/token\"}, \"pollSeconds\": 1}" "$B/v1/repositories")
+	[ "$c" = 201 ] && pass || fail "create $name: $c $(cat "$T/body")"
+done
+i=0
+until [ "$(sql "SELECT count(*) FROM revisions r JOIN catalogs c ON c.id = r.catalog_id WHERE c.name = 'tls-tok'")" = 1 ] &&
+	[ "$(sql "SELECT count(*) FROM jobs WHERE repository = 'tls-rogue' AND kind = 'repo.poll' AND state = 'failed'")" -ge 1 ]; do
+	i=$((i + 1)); [ $i -gt 300 ] && break; sleep 0.1
+done
+[ "$(sql "SELECT count(*) FROM revisions r JOIN catalogs c ON c.id = r.catalog_id WHERE c.name = 'tls-tok'")" = 1 ] &&
+	[ "$(sql "SELECT commit FROM revisions r JOIN catalogs c ON c.id = r.catalog_id WHERE c.name = 'tls-tok'")" = "$C1" ] && pass ||
+	fail "no revision over HTTPS: $(sql "SELECT kind, state, error FROM jobs WHERE repository = 'tls-tok'")"
+grep -q "POST /private/plain.git/git-upload-pack 200 x-access-token" "$T/git-https.log" && pass || fail "no authenticated fetch over HTTPS: $(cat "$T/git-https.log")"
+[ "$(sql "SELECT count(*) FROM catalogs WHERE name = 'tls-rogue'")" = 0 ] &&
+	sql "SELECT error FROM jobs WHERE repository = 'tls-rogue' AND state = 'failed' LIMIT 1" | grep -qi "certificate\|ssl\|tls" && pass ||
+	fail "an untrusted certificate: $(sql "SELECT kind, state, error FROM jobs WHERE repository = 'tls-rogue'")"
+! grep -q "upload-pack" "$T/git-rogue.log" 2>/dev/null && pass || fail "fetched from the untrusted server: $(cat "$T/git-rogue.log")"
+for name in tls-tok tls-rogue; do
+	curl -s -X PATCH -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' --data-binary '{"pollSeconds": 0}' "$B/v1/repositories/$name" >/dev/null
+done
+! grep -q poll-git-token-71b0c3e9 "$T/serve.log" "$T/worker.log" && pass || fail "the token leaked over HTTPS"
 
 # --- pollSeconds 0: polling stops (the live poll, if any, may still run once)
 c=$(curl -s -o "$T/body" -w '%{http_code}' -X PATCH -H "Authorization: Bearer $ADMIN" \

@@ -4,10 +4,12 @@ loopback, for tests: git-http.py ROOT PORTFILE [LOG]. Every request line is
 appended to LOG (method, path, status, user) so a test can assert that a
 client really fetched over HTTP. With GIT_HTTP_TOKEN set, repositories under
 ROOT/private/ need HTTP basic authentication with that token as password
-(401 with a Basic challenge otherwise), as forges take an access token."""
+(401 with a Basic challenge otherwise), as forges take an access token.
+With GIT_HTTP_TLS=CERT:KEY (PEM files) it serves HTTPS instead."""
 import base64
 import http.server
 import os
+import ssl
 import subprocess
 import sys
 
@@ -85,6 +87,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+if os.environ.get("GIT_HTTP_TLS"):
+    cert, _, key = os.environ["GIT_HTTP_TLS"].partition(":")
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
 with open(PORTFILE + ".tmp", "w") as f:
     f.write(str(srv.server_address[1]))
 os.rename(PORTFILE + ".tmp", PORTFILE)
