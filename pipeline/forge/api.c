@@ -21,10 +21,8 @@ int fbc_forge_api_open(fbc_forge_api **out, const char *kind, const char *api, c
 		       const char *ca_file, fbc_error *err)
 {
 	fbc_forge_api *f;
-	fbc_net_options no = {.timeout_ms = 30000,
-			      .max_retries = 2,
-			      .backoff_max_ms = 10000,
-			      .ca_file = ca_file};
+	fbc_net_options no = {
+		.timeout_ms = 30000, .max_retries = 2, .backoff_max_ms = 10000, .ca_file = ca_file};
 	size_t n;
 	int rc;
 

@@ -45,7 +45,8 @@ int fbc_git_tls_init(const char *ca_file, fbc_error *err)
 		return 0;
 	/* a clear error for a missing file before libgit2's terse one */
 	if (!(f = fopen(ca_file, "r")))
-		return fbc_error_set(err, FBC_EINVAL, ca_file, "cannot read the CA file: %s", strerror(errno));
+		return fbc_error_set(err, FBC_EINVAL, ca_file, "cannot read the CA file: %s",
+				     strerror(errno));
 	fclose(f);
 	if (git_libgit2_init() < 0) /* never shut down: the setting would go with it */
 		return fbc_error_set(err, FBC_EINTERNAL, ca_file, "cannot initialise libgit2");
