@@ -1,6 +1,7 @@
 /*
  * `fbcd template render|verify`: catalog templates rendered as opm's
- * `alpha render-template` does, without pulling images (service/template).
+ * `alpha render-template` does, without pulling images (service/template)
+ * unless --pull allows it (template_pull.c).
  *
  * render: one template to stdout (-o yaml byte for byte as opm, -o json).
  * verify: every (template, catalog) pair of an operator's ci.yaml mapping
@@ -8,6 +9,7 @@
  * catalogs/<name>/<op>/catalog.yaml (what a release bot would write).
  */
 #include "api/cli/cli.h"
+#include "api/cli/template_pull.h"
 #include "api/cli/util.h"
 #include "service/goyaml/goyaml.h"
 #include "service/load/load.h"
@@ -58,7 +60,12 @@ static void usage(FILE *f)
 	      "images\n"
 	      "      --bundle-root DIR      a directory of <package>/<version>/ bundle "
 	      "directories\n"
-	      "      --pull                 allow pulling (not available yet: names the image)\n"
+	      "      --pull                 pull an image no other source holds from its\n"
+	      "                             registry (its /manifests and /metadata)\n"
+	      "      --insecure             pull over http:// instead of https://\n"
+	      "      --ca-file FILE         PEM certificates trusted instead of the system CAs\n"
+	      "      --authfile FILE        registry credentials (Docker config.json; default\n"
+	      "                             $DOCKER_CONFIG/config.json, ~/.docker/config.json)\n"
 	      "      --semver-rules RULES   v1.71 (default) or v1.46 edges for semver templates\n"
 	      "  -h, --help                 show this help\n"
 	      "\n"
@@ -75,6 +82,7 @@ typedef struct opts {
 	const char *roots[MAX_SOURCES];
 	size_t nroots;
 	bool pull;
+	fbc_cli_puller *puller; /* with pull */
 	const char *rules;
 	const char *repo;
 	const char *op;
@@ -114,6 +122,8 @@ static int build_sources(fbc_template_sources **out, fbc_tree **trees, const opt
 	if (fbc_template_sources_create(&src, &err) != 0)
 		goto fail;
 	fbc_template_sources_set_pull(src, o->pull);
+	if (o->pull)
+		fbc_template_sources_set_puller(src, fbc_cli_template_pull, o->puller);
 	for (size_t i = 0; i < o->nfrom; i++)
 		if (fbc_template_sources_add_fbc(src, o->from[i], NULL, &err) != 0)
 			goto fail;
@@ -467,6 +477,9 @@ int fbc_cmd_template(int argc, char **argv)
 					      {"bundles-from", required_argument, NULL, 'f'},
 					      {"bundle-root", required_argument, NULL, 'r'},
 					      {"pull", no_argument, NULL, 'p'},
+					      {"insecure", no_argument, NULL, 1000},
+					      {"ca-file", required_argument, NULL, 1001},
+					      {"authfile", required_argument, NULL, 1002},
 					      {"semver-rules", required_argument, NULL, 's'},
 					      {"repo", required_argument, NULL, 'R'},
 					      {"operator", required_argument, NULL, 'O'},
@@ -476,7 +489,10 @@ int fbc_cmd_template(int argc, char **argv)
 					      {"help", no_argument, NULL, 'h'},
 					      {NULL, 0, NULL, 0}};
 	opts o;
+	static fbc_cli_puller puller; /* one per process: the registry client of --pull */
 	memset(&o, 0, sizeof(o));
+	fbc_cli_puller_init(&puller);
+	o.puller = &puller;
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? FBC_CLI_USAGE : FBC_CLI_OK;
@@ -514,6 +530,15 @@ int fbc_cmd_template(int argc, char **argv)
 			break;
 		case 'p':
 			o.pull = true;
+			break;
+		case 1000:
+			puller.o.insecure = true;
+			break;
+		case 1001:
+			puller.o.ca_file = optarg;
+			break;
+		case 1002:
+			puller.o.docker_config = optarg;
 			break;
 		case 's':
 			o.rules = optarg;

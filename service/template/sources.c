@@ -25,6 +25,8 @@ struct fbc_template_sources {
 	fbc_tree *roots[MAX_ROOTS];
 	size_t nroots;
 	bool pull;
+	fbc_template_puller puller;
+	void *puller_ctx;
 	pthread_mutex_t lock; /* guards the render cache */
 	fbc_strmap cache;     /* "<migrate>\n<image>" -> json_t blob rendered from a directory */
 };
@@ -67,6 +69,13 @@ void fbc_template_sources_free(fbc_template_sources *s)
 void fbc_template_sources_set_pull(fbc_template_sources *s, bool pull)
 {
 	s->pull = pull;
+}
+
+void fbc_template_sources_set_puller(fbc_template_sources *s, fbc_template_puller pull, void *ctx)
+{
+	s->puller = pull;
+	s->puller_ctx = ctx;
+	s->pull = pull != NULL;
 }
 
 size_t fbc_template_sources_images(const fbc_template_sources *s)
@@ -329,6 +338,14 @@ static int find_bundle(fbc_bundle_dir **out, fbc_template_sources *s, const char
 						 fbc_tree_label(s->roots[r]), dir);
 			return rc;
 		}
+	}
+	if (s->puller != NULL) {
+		int rc = s->puller(out, image, s->puller_ctx, err);
+		if (rc != 0)
+			fbc_error_prefix(err, "pulling %s", image);
+		/* not in the registry either: the puller's words, not the
+		 * generic "cannot resolve" of the caller */
+		return rc == FBC_ENOTFOUND ? FBC_EINVAL : rc;
 	}
 	return FBC_ENOTFOUND;
 }

@@ -64,8 +64,17 @@ int fbc_template_sources_add_fbc_tree(fbc_template_sources *s, fbc_tree *t, cons
  * tree is borrowed and must outlive the sources. */
 int fbc_template_sources_add_bundle_root(fbc_template_sources *s, fbc_tree *root, fbc_error *err);
 /* --pull: images that resolve nowhere fail with "pulling is not available
- * yet" instead of "not found in any bundle source". */
+ * yet" instead of "not found in any bundle source" (when no puller is set). */
 void fbc_template_sources_set_pull(fbc_template_sources *s, bool pull);
+/* The last source (templates.md §4.5): an image found in no FBC source and
+ * no bundle root is read by pull(), which fetches it (service/ has no
+ * network: the caller brings the registry client) and reads its bundle
+ * directory into *out. Sets pull on. Called under no lock, possibly from
+ * several render threads. */
+typedef int (*fbc_template_puller)(fbc_bundle_dir **out, const char *image, void *ctx,
+				   fbc_error *err);
+void fbc_template_sources_set_puller(fbc_template_sources *s, fbc_template_puller pull,
+				     void *ctx);
 /* Number of distinct images indexed from FBC sources. */
 size_t fbc_template_sources_images(const fbc_template_sources *s);
 
