@@ -67,7 +67,8 @@ static int pick_manifest(fbc_oci_manifest *m, const char *layout, const fbc_oci_
 		size_t k = 0;
 
 		if (m->n_items == 0) {
-			rc = fbc_error_set(err, FBC_EINVAL, top->digest, "an image index with no manifests");
+			rc = fbc_error_set(err, FBC_EINVAL, top->digest,
+					   "an image index with no manifests");
 			goto done;
 		}
 		for (size_t i = 0; i < m->n_items; i++)
@@ -94,8 +95,8 @@ done:
 	return rc;
 }
 
-static int pull_locked(fbc_bundle_dir **out, fbc_cli_puller *p, const char *image,
-		       const char *tmp, fbc_error *err)
+static int pull_locked(fbc_bundle_dir **out, fbc_cli_puller *p, const char *image, const char *tmp,
+		       fbc_error *err)
 {
 	char layout[PATH_MAX], root[PATH_MAX];
 	fbc_oci_ref ref;

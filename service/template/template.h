@@ -73,8 +73,7 @@ void fbc_template_sources_set_pull(fbc_template_sources *s, bool pull);
  * several render threads. */
 typedef int (*fbc_template_puller)(fbc_bundle_dir **out, const char *image, void *ctx,
 				   fbc_error *err);
-void fbc_template_sources_set_puller(fbc_template_sources *s, fbc_template_puller pull,
-				     void *ctx);
+void fbc_template_sources_set_puller(fbc_template_sources *s, fbc_template_puller pull, void *ctx);
 /* Number of distinct images indexed from FBC sources. */
 size_t fbc_template_sources_images(const fbc_template_sources *s);
 
