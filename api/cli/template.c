@@ -206,7 +206,8 @@ static int cmd_render(const opts *o, int argc, char **argv)
 	to.file = strcmp(file, "-") == 0 ? "<stdin>" : file;
 	if (fbc_template_render(&r, data, len, &to, src, &err) != 0) {
 		fprintf(stderr, "fbcd template render: %s: %s\n", err.where, err.message);
-		status = err.code == FBC_ENOMEM || err.code == FBC_EIO ? FBC_CLI_USAGE
+		status = err.code == FBC_ENOMEM || err.code == FBC_EIO || err.code == FBC_EUNAVAIL
+				 ? FBC_CLI_USAGE
 								       : FBC_CLI_INVALID;
 		goto done;
 	}

@@ -83,8 +83,10 @@ run template render "$T/nowhere.yaml" -o yaml --bundle-root "$CO/operators"
 expect_rc 1 "image that resolves nowhere"
 expect_grep 'nowhere.yaml:7: render reference "quay.io/x/nowhere:1.0.0": cannot resolve image quay.io/x/nowhere:1.0.0' "$T/err" "unresolvable image message"
 [ -s "$T/out" ] && fail "output written despite an error" || pass
-run template render "$T/nowhere.yaml" -o yaml --pull
-expect_grep 'pulling is not available yet' "$T/err" "--pull message"
+sed 's#quay.io/x#127.0.0.1:9/x#' "$T/nowhere.yaml" >"$T/nowhere9.yaml"
+run template render "$T/nowhere9.yaml" -o yaml --pull --insecure
+expect_rc 2 "--pull from a registry that does not answer (an I/O error)"
+expect_grep 'nowhere9.yaml:7: .*pulling 127.0.0.1:9/x/nowhere:1.0.0: .*connect' "$T/err" "--pull message"
 img=quay.io/community-operator-pipeline-prod/dotvirt-operator
 v1=$(ls "$CO/operators/dotvirt-operator" | grep '^[0-9]' | head -1)
 printf 'schema: olm.semver\nstable:\n  bundles:\n  - image: %s:%s\n  - image: %s:%s\n' "$img" "$v1" "$img" "$v1" >"$T/dup.yaml"
