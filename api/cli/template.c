@@ -208,7 +208,7 @@ static int cmd_render(const opts *o, int argc, char **argv)
 		fprintf(stderr, "fbcd template render: %s: %s\n", err.where, err.message);
 		status = err.code == FBC_ENOMEM || err.code == FBC_EIO || err.code == FBC_EUNAVAIL
 				 ? FBC_CLI_USAGE
-								       : FBC_CLI_INVALID;
+				 : FBC_CLI_INVALID;
 		goto done;
 	}
 	int rc = strcmp(fmt, "yaml") == 0 ? fbc_template_write_yaml(&out, &r, &err)
