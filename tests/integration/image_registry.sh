@@ -233,6 +233,28 @@ for n in 1 3 7; do
 	run image push "oci:$T/img" "127.0.0.1:$PP/fault/retry-$n:v1" --insecure
 	expect_rc 0 "push with a 500 at request $n, retried"
 done
+# a connection dropped mid-blob (chunked upload): before a chunk reaches the
+# registry (drop), or after it was stored with the answer lost (lost) — the
+# blob is restarted and the push completes with a complete image
+curl -s "http://127.0.0.1:$PP/__fault?n=0" >/dev/null
+: >"$T/proxy.log"
+"$FBCD" image push "oci:$T/img" "127.0.0.1:$PP/fault/chunk-clean:v1" --insecure --chunk-size 65536 >/dev/null 2>&1 ||
+	fail "clean chunked push through the proxy"
+PATCHES=$(grep -n '^PATCH ' "$T/proxy.log" | cut -d: -f1 | tr '\n' ' ')
+[ "$(echo $PATCHES | wc -w)" -ge 3 ] && pass || fail "the chunked push made too few PATCH requests: $PATCHES"
+bad=0
+for mode in drop lost; do
+	for n in $PATCHES; do
+		curl -s "http://127.0.0.1:$PP/__fault?n=$n&mode=$mode" >/dev/null
+		"$FBCD" image push "oci:$T/img" "127.0.0.1:$PP/fault/chunk-$mode-$n:v1" --insecure --chunk-size 65536 >/dev/null 2>"$T/ferr"
+		rc=$?
+		curl -s "http://127.0.0.1:$PP/__fault?n=0" >/dev/null
+		[ $rc -eq 0 ] || { fail "chunk $mode at request $n: exit $rc: $(head -3 "$T/ferr")"; bad=1; }
+		python3 "$TOOLS" complete "$R" "fault/chunk-$mode-$n" v1 >"$T/fout" ||
+			{ fail "chunk $mode at request $n: incomplete image: $(cat "$T/fout")"; bad=1; }
+	done
+done
+[ $bad -eq 0 ] && pass
 
 # ---- htpasswd basic auth
 BP=$(port)

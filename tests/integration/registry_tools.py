@@ -6,7 +6,7 @@
                                     a Docker token server (bearer challenge flow):
                                     Basic credentials in, RS256 JWT with x5c out,
                                     every request's scopes appended to LOG
-  proxy PORT UPSTREAM_PORT LOG      forwards to the registry; GET /__fault?n=N&mode=500|drop
+  proxy PORT UPSTREAM_PORT LOG      forwards to the registry; GET /__fault?n=N&mode=500|drop|lost
                                     makes the Nth request from now fail (n=0: never)
   fake PORT MODE                    a broken registry: html | mismatch | huge
   complete REGISTRY REPO TAG        exit 0 when the tag is absent (404) or names an image whose
@@ -124,6 +124,17 @@ def proxy(port, upstream, log):
             with open(log, "a") as f:
                 f.write(f"{self.command} {self.path}{' FAULT ' + mode if fail else ''}\n")
             if fail and mode == "drop":
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            if fail and mode == "lost":
+                # the registry gets the request; its answer is lost with the
+                # connection (a chunk stored, the client cannot know it)
+                c = http.client.HTTPConnection("127.0.0.1", upstream, timeout=60)
+                hdrs = {k: v for k, v in self.headers.items() if k.lower() not in ("connection",)}
+                c.request(self.command, self.path, body=body, headers=hdrs)
+                c.getresponse().read()
+                c.close()
                 self.close_connection = True
                 self.connection.shutdown(socket.SHUT_RDWR)
                 return
