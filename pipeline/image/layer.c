@@ -8,8 +8,10 @@
 #include <zlib.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NOPACKAGE_DIR "_nopackage"
 
@@ -153,6 +155,147 @@ done:
 	return rc;
 }
 
+/* Layers of at least two blocks are compressed as pigz does it: the tar is
+ * cut in fixed 1 MiB blocks, each deflated on its own (raw deflate, primed
+ * with the 32 KiB before it as dictionary, ended by a sync flush; the last
+ * one finishes the stream), on as many threads as there are cores, and the
+ * pieces joined under one gzip header and trailer (CRC-32 combined). The
+ * blocks depend on the input only, never on the number of threads, so the
+ * bytes — and the digests — are the same on every machine. */
+#define GZ_BLOCK ((size_t)1 << 20)
+#define GZ_DICT	 ((size_t)32 << 10)
+
+typedef struct gz_block {
+	const unsigned char *in; /* the whole input */
+	size_t off, len;	 /* this block */
+	bool last;
+	int level;
+	unsigned char *out;
+	size_t out_len;
+	uLong crc;
+	int zr; /* Z_OK, else the failure */
+} gz_block;
+
+typedef struct gz_work {
+	gz_block *blocks;
+	size_t n;
+	size_t next; /* guarded by lock */
+	pthread_mutex_t lock;
+} gz_work;
+
+static void gz_block_run(gz_block *b)
+{
+	z_stream z;
+	size_t bound;
+
+	memset(&z, 0, sizeof(z));
+	b->crc = crc32(0L, b->in + b->off, (uInt)b->len);
+	if ((b->zr = deflateInit2(&z, b->level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY)) != Z_OK)
+		return;
+	if (b->off) {
+		size_t d = b->off < GZ_DICT ? b->off : GZ_DICT;
+		if ((b->zr = deflateSetDictionary(&z, b->in + b->off - d, (uInt)d)) != Z_OK)
+			goto done;
+	}
+	bound = deflateBound(&z, b->len) + 16;
+	if (!(b->out = malloc(bound))) {
+		b->zr = Z_MEM_ERROR;
+		goto done;
+	}
+	z.next_in = (Bytef *)(b->in + b->off);
+	z.avail_in = (uInt)b->len;
+	z.next_out = b->out;
+	z.avail_out = (uInt)bound;
+	b->zr = deflate(&z, b->last ? Z_FINISH : Z_SYNC_FLUSH);
+	if ((b->last && b->zr == Z_STREAM_END) || (!b->last && b->zr == Z_OK && z.avail_in == 0))
+		b->zr = Z_OK;
+	else if (b->zr == Z_OK || b->zr == Z_STREAM_END)
+		b->zr = Z_BUF_ERROR;
+	b->out_len = bound - z.avail_out;
+done:
+	deflateEnd(&z);
+}
+
+static void *gz_worker(void *arg)
+{
+	gz_work *w = arg;
+
+	for (;;) {
+		size_t i;
+
+		pthread_mutex_lock(&w->lock);
+		i = w->next++;
+		pthread_mutex_unlock(&w->lock);
+		if (i >= w->n)
+			return NULL;
+		gz_block_run(&w->blocks[i]);
+	}
+}
+
+static int gzip_blocks(fbc_buf *out, const fbc_buf *in, int level, fbc_error *err)
+{
+	gz_work w = {0};
+	pthread_t th[8];
+	size_t nth = 0, total = 0;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	uLong crc = crc32(0L, Z_NULL, 0);
+	int rc = 0;
+
+	w.n = (in->len + GZ_BLOCK - 1) / GZ_BLOCK;
+	if (!(w.blocks = calloc(w.n, sizeof(*w.blocks))))
+		return fbc_error_set(err, FBC_ENOMEM, NULL, "gzip: out of memory");
+	for (size_t i = 0; i < w.n; i++) {
+		gz_block *b = &w.blocks[i];
+		b->in = (const unsigned char *)in->data;
+		b->off = i * GZ_BLOCK;
+		b->len = in->len - b->off < GZ_BLOCK ? in->len - b->off : GZ_BLOCK;
+		b->last = i + 1 == w.n;
+		b->level = level;
+	}
+	pthread_mutex_init(&w.lock, NULL);
+	for (long k = 1; k < cores && nth < sizeof(th) / sizeof(th[0]) && nth + 1 < w.n; k++) {
+		if (pthread_create(&th[nth], NULL, gz_worker, &w) != 0)
+			break; /* fewer threads: the same bytes, later */
+		nth++;
+	}
+	gz_worker(&w);
+	for (size_t k = 0; k < nth; k++)
+		pthread_join(th[k], NULL);
+	pthread_mutex_destroy(&w.lock);
+	for (size_t i = 0; i < w.n && rc == 0; i++) {
+		if (w.blocks[i].zr != Z_OK)
+			rc = fbc_error_set(err, w.blocks[i].zr == Z_MEM_ERROR ? FBC_ENOMEM
+									 : FBC_EINTERNAL,
+					   NULL, "gzip: deflate of block %zu failed (%d)", i,
+					   w.blocks[i].zr);
+		total += w.blocks[i].out_len;
+	}
+	if (rc == 0 && fbc_buf_reserve(out, total + 18 + 1))
+		rc = fbc_error_set(err, FBC_ENOMEM, NULL, "gzip: out of memory");
+	if (rc == 0) {
+		/* the header zlib writes for {os = 255}: no name, no time; XFL as zlib sets it */
+		unsigned char h[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0,
+				       level == 9 ? 2 : (level < 2 ? 4 : 0), 255};
+		unsigned char t[8];
+		uint32_t isize = (uint32_t)in->len;
+
+		fbc_buf_append(out, h, sizeof(h));
+		for (size_t i = 0; i < w.n; i++) {
+			fbc_buf_append(out, w.blocks[i].out, w.blocks[i].out_len);
+			crc = crc32_combine(crc, w.blocks[i].crc, (z_off_t)w.blocks[i].len);
+		}
+		for (int k = 0; k < 4; k++) {
+			t[k] = (unsigned char)(crc >> (8 * k));
+			t[4 + k] = (unsigned char)(isize >> (8 * k));
+		}
+		fbc_buf_append(out, t, sizeof(t));
+	}
+	for (size_t i = 0; i < w.n; i++)
+		free(w.blocks[i].out);
+	free(w.blocks);
+	return rc;
+}
+
 static int gzip_buf(fbc_buf *out, const fbc_buf *in, int level, fbc_error *err)
 {
 	z_stream z;
@@ -160,6 +303,8 @@ static int gzip_buf(fbc_buf *out, const fbc_buf *in, int level, fbc_error *err)
 	int zr;
 	int rc = 0;
 
+	if (in->len >= 2 * GZ_BLOCK)
+		return gzip_blocks(out, in, level, err);
 	memset(&z, 0, sizeof(z));
 	memset(&h, 0, sizeof(h));
 	h.os = 255; /* unknown: the same bytes on any machine */
