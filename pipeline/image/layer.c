@@ -264,18 +264,17 @@ static int gzip_blocks(fbc_buf *out, const fbc_buf *in, int level, fbc_error *er
 	pthread_mutex_destroy(&w.lock);
 	for (size_t i = 0; i < w.n && rc == 0; i++) {
 		if (w.blocks[i].zr != Z_OK)
-			rc = fbc_error_set(err, w.blocks[i].zr == Z_MEM_ERROR ? FBC_ENOMEM
-									 : FBC_EINTERNAL,
-					   NULL, "gzip: deflate of block %zu failed (%d)", i,
-					   w.blocks[i].zr);
+			rc = fbc_error_set(
+				err, w.blocks[i].zr == Z_MEM_ERROR ? FBC_ENOMEM : FBC_EINTERNAL,
+				NULL, "gzip: deflate of block %zu failed (%d)", i, w.blocks[i].zr);
 		total += w.blocks[i].out_len;
 	}
 	if (rc == 0 && fbc_buf_reserve(out, total + 18 + 1))
 		rc = fbc_error_set(err, FBC_ENOMEM, NULL, "gzip: out of memory");
 	if (rc == 0) {
 		/* the header zlib writes for {os = 255}: no name, no time; XFL as zlib sets it */
-		unsigned char h[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0,
-				       level == 9 ? 2 : (level < 2 ? 4 : 0), 255};
+		unsigned char h[10] = {
+			0x1f, 0x8b, 8, 0, 0, 0, 0, 0, level == 9 ? 2 : (level < 2 ? 4 : 0), 255};
 		unsigned char t[8];
 		uint32_t isize = (uint32_t)in->len;
 
