@@ -5,8 +5,10 @@
 #include "service/base/error.h"
 #include "service/base/utf8.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -34,6 +36,17 @@ static struct repeat {
 	unsigned long suppressed;
 } slots[REPEAT_SLOTS];
 static size_t next_slot;
+static atomic_ulong n_suppressed; /* lines folded and not yet summarised */
+
+/* Output: whole lines are appended to `pending`; whoever finds no write in
+ * progress becomes the writer and writes what is pending (its own line and
+ * those others added meanwhile) with write(2) until nothing is left. A line
+ * is never delayed by a timer, and under load many lines share one write
+ * (the access log at tens of thousands of requests a second). */
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+/* bounded: a stuck output drops lines past 16 MiB instead of growing */
+static fbc_buf pending = {.max = 16u << 20}, spare = {.max = 16u << 20};
+static bool writing;
 
 static const char *level_name(fbc_log_level l)
 {
@@ -129,21 +142,67 @@ static void put_body(fbc_buf *b, const char *msg, const fbc_log_field *fields, s
 	}
 }
 
+static void write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return; /* a log that cannot be written is dropped, never retried forever */
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+static void put_line(const char *line, size_t len)
+{
+	FILE *f = out_stream ? out_stream : stderr;
+	int fd = fileno(f);
+
+	pthread_mutex_lock(&out_lock);
+	if (fbc_buf_append(&pending, line, len) != 0) {
+		pthread_mutex_unlock(&out_lock);
+		return; /* out of memory: the line is lost, the process goes on */
+	}
+	if (writing) { /* the writer takes ours with its next write */
+		pthread_mutex_unlock(&out_lock);
+		return;
+	}
+	writing = true;
+	while (pending.len > 0) {
+		fbc_buf mine = pending;
+		pending = spare;
+		fbc_buf_reset(&pending);
+		pthread_mutex_unlock(&out_lock);
+		fflush(f); /* anything written through stdio goes first */
+		write_all(fd, mine.data, mine.len);
+		pthread_mutex_lock(&out_lock);
+		spare = mine;
+	}
+	writing = false;
+	pthread_mutex_unlock(&out_lock);
+}
+
+/* One line: time, level, body. */
 static void emit(fbc_log_level level, const struct timespec *ts, const char *body)
 {
 	char when[40];
 	struct tm tm;
-	FILE *f = out_stream ? out_stream : stderr;
+	fbc_buf line;
 
 	gmtime_r(&ts->tv_sec, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	fbc_buf_init(&line, LINE_MAX_BYTES + 128);
 	if (format == FBC_LOG_JSON)
-		fprintf(f, "{\"time\":\"%s.%03ldZ\",\"level\":\"%s\",%s}\n", when,
-			ts->tv_nsec / 1000000, level_name(level), body);
+		fbc_buf_printf(&line, "{\"time\":\"%s.%03ldZ\",\"level\":\"%s\",%s}\n", when,
+			       ts->tv_nsec / 1000000, level_name(level), body);
 	else
-		fprintf(f, "%s.%03ldZ %s %s\n", when, ts->tv_nsec / 1000000, level_name(level),
-			body);
-	fflush(f);
+		fbc_buf_printf(&line, "%s.%03ldZ %s %s\n", when, ts->tv_nsec / 1000000,
+			       level_name(level), body);
+	if (line.data)
+		put_line(line.data, line.len);
+	fbc_buf_dispose(&line);
 }
 
 /* Called with lock held. */
@@ -162,6 +221,7 @@ static void flush_slot(struct repeat *r, const struct timespec *ts)
 	if (b.data)
 		emit(r->level, ts, b.data);
 	fbc_buf_dispose(&b);
+	atomic_fetch_sub(&n_suppressed, r->suppressed);
 	r->suppressed = 0;
 }
 
@@ -205,11 +265,22 @@ void fbc_log(fbc_log_level level, const fbc_log_field *fields, size_t n, const c
 	va_end(ap);
 	fbc_buf_init(&body, LINE_MAX_BYTES);
 	fbc_buf_init(&ident, LINE_MAX_BYTES);
-	pthread_mutex_lock(&lock);
 	put_body(&body, msg, fields, n);
 	t = now_ms(&ts);
-	if (!body.data)
-		goto done;
+	if (!body.data) {
+		fbc_buf_dispose(&body);
+		fbc_buf_dispose(&ident);
+		return;
+	}
+	/* below warn nothing is folded: no lock but the output's, unless
+	 * folded lines wait for their summary (it goes first) */
+	if (level < FBC_LOG_WARN && atomic_load(&n_suppressed) == 0) {
+		emit(level, &ts, body.data);
+		fbc_buf_dispose(&body);
+		fbc_buf_dispose(&ident);
+		return;
+	}
+	pthread_mutex_lock(&lock);
 	if (level >= FBC_LOG_WARN) {
 		fbc_log_field kept[32];
 		size_t k = 0;
@@ -224,6 +295,7 @@ void fbc_log(fbc_log_level level, const fbc_log_field *fields, size_t n, const c
 			if (r->ident && r->level == level && strcmp(r->ident, ident.data) == 0 &&
 			    t - r->first_ms < FBC_LOG_REPEAT_WINDOW_MS) {
 				r->suppressed++;
+				atomic_fetch_add(&n_suppressed, 1);
 				goto done;
 			}
 		}
