@@ -105,14 +105,40 @@ static void put_str(fbc_buf *b, const char *s, bool always_quote)
 	fbc_buf_put_json_string(b, s, strlen(s));
 }
 
+/* an integer without printf (the access log writes several a line) */
+static void put_int(fbc_buf *b, long long v)
+{
+	char d[24];
+	size_t n = 0;
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+
+	do {
+		d[sizeof(d) - 1 - n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		d[sizeof(d) - 1 - n++] = '-';
+	fbc_buf_append(b, d + sizeof(d) - n, n);
+}
+
 static void put_num(fbc_buf *b, double v)
 {
-	if (!isfinite(v))
+	if (!isfinite(v)) {
 		fbc_buf_puts(b, "null");
-	else if (v == floor(v) && fabs(v) < 1e15)
-		fbc_buf_printf(b, "%.0f", v);
-	else
+	} else if (v == floor(v) && fabs(v) < 1e15) {
+		put_int(b, (long long)v);
+	} else if (fabs(v) < 1e12) { /* three decimals, as "%.3f" rounds them */
+		long long m = llround(fabs(v) * 1000);
+		char frac[4] = {(char)('0' + m / 100 % 10), (char)('0' + m / 10 % 10),
+				(char)('0' + m % 10), 0};
+		if (v < 0 && m)
+			fbc_buf_putc(b, '-');
+		put_int(b, m / 1000);
+		fbc_buf_putc(b, '.');
+		fbc_buf_puts(b, frac);
+	} else {
 		fbc_buf_printf(b, "%.3f", v);
+	}
 }
 
 /* message and fields in the current format (no time, no level) */
@@ -134,7 +160,9 @@ static void put_body(fbc_buf *b, const char *msg, const fbc_log_field *fields, s
 	}
 	fbc_buf_puts(b, msg);
 	for (size_t i = 0; i < n; i++) {
-		fbc_buf_printf(b, " %s=", fields[i].key);
+		fbc_buf_putc(b, ' ');
+		fbc_buf_puts(b, fields[i].key);
+		fbc_buf_putc(b, '=');
 		if (fields[i].str)
 			put_str(b, fields[i].str, false);
 		else
@@ -187,19 +215,39 @@ static void put_line(const char *line, size_t len)
 /* One line: time, level, body. */
 static void emit(fbc_log_level level, const struct timespec *ts, const char *body)
 {
-	char when[40];
-	struct tm tm;
+	/* the date of the last second this thread wrote, formatted once */
+	static __thread time_t when_sec = -1;
+	static __thread char when[40];
+	long ms = ts->tv_nsec / 1000000;
+	char msd[6] = {'.', (char)('0' + ms / 100), (char)('0' + ms / 10 % 10),
+		       (char)('0' + ms % 10), 'Z', 0};
 	fbc_buf line;
 
-	gmtime_r(&ts->tv_sec, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	if (when_sec != ts->tv_sec) {
+		struct tm tm;
+		gmtime_r(&ts->tv_sec, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+		when_sec = ts->tv_sec;
+	}
 	fbc_buf_init(&line, LINE_MAX_BYTES + 128);
-	if (format == FBC_LOG_JSON)
-		fbc_buf_printf(&line, "{\"time\":\"%s.%03ldZ\",\"level\":\"%s\",%s}\n", when,
-			       ts->tv_nsec / 1000000, level_name(level), body);
-	else
-		fbc_buf_printf(&line, "%s.%03ldZ %s %s\n", when, ts->tv_nsec / 1000000,
-			       level_name(level), body);
+	if (format == FBC_LOG_JSON) {
+		fbc_buf_puts(&line, "{\"time\":\"");
+		fbc_buf_puts(&line, when);
+		fbc_buf_puts(&line, msd);
+		fbc_buf_puts(&line, "\",\"level\":\"");
+		fbc_buf_puts(&line, level_name(level));
+		fbc_buf_puts(&line, "\",");
+		fbc_buf_puts(&line, body);
+		fbc_buf_puts(&line, "}\n");
+	} else {
+		fbc_buf_puts(&line, when);
+		fbc_buf_puts(&line, msd);
+		fbc_buf_putc(&line, ' ');
+		fbc_buf_puts(&line, level_name(level));
+		fbc_buf_putc(&line, ' ');
+		fbc_buf_puts(&line, body);
+		fbc_buf_putc(&line, '\n');
+	}
 	if (line.data)
 		put_line(line.data, line.len);
 	fbc_buf_dispose(&line);

@@ -194,6 +194,73 @@ static void fbc_log__text_lines_quote_unsafe_values(void **state)
 	fbc_log_configure(FBC_LOG_TEXT, FBC_LOG_INFO, NULL);
 }
 
+static void fbc_log__numbers_and_time_without_printf(void **state)
+{
+	FILE *f = tmpfile();
+	char *s;
+
+	fbc_log_configure(FBC_LOG_JSON, FBC_LOG_INFO, f);
+	fbc_log(FBC_LOG_INFO,
+		(fbc_log_field[]){FBC_LOG_NUM("a", -42), FBC_LOG_NUM("b", 0), FBC_LOG_NUM("c", 2.9996),
+				  FBC_LOG_NUM("d", 0.0004), FBC_LOG_NUM("e", -1.5),
+				  FBC_LOG_NUM("f", 1e20), FBC_LOG_NUM("g", 123456789012.0)},
+		7, "n");
+	s = read_all(f);
+	assert_non_null(strstr(s, "\"a\":-42,\"b\":0,\"c\":3.000,\"d\":0.000,\"e\":-1.500,"
+				  "\"f\":100000000000000000000.000,\"g\":123456789012}\n"));
+	/* {"time":"YYYY-MM-DDTHH:MM:SS.mmmZ","level":... */
+	assert_int_equal(strncmp(s, "{\"time\":\"", 9), 0);
+	assert_int_equal(s[13], '-');
+	assert_int_equal(s[19], 'T');
+	assert_int_equal(s[28], '.');
+	assert_int_equal(s[32], 'Z');
+	assert_int_equal(strncmp(s + 33, "\",\"level\":\"info\"", 16), 0);
+	free(s);
+	fclose(f);
+	fbc_log_configure(FBC_LOG_TEXT, FBC_LOG_INFO, NULL);
+}
+
+static void *log_many(void *arg)
+{
+	for (int i = 0; i < 2000; i++)
+		fbc_log(FBC_LOG_INFO,
+			(fbc_log_field[]){FBC_LOG_NUM("thread", (double)(intptr_t)arg),
+					  FBC_LOG_NUM("i", i)},
+			2, "line");
+	return NULL;
+}
+
+/* lines written by whichever thread finds the output free: none lost,
+ * none torn, each thread's in order */
+static void fbc_log__concurrent_lines_whole_and_ordered(void **state)
+{
+	FILE *f = tmpfile();
+	pthread_t th[8];
+	int next[8] = {0}, lines = 0;
+	char *s, *p, *save = NULL;
+
+	fbc_log_configure(FBC_LOG_JSON, FBC_LOG_INFO, f);
+	for (intptr_t k = 0; k < 8; k++)
+		assert_int_equal(pthread_create(&th[k], NULL, log_many, (void *)k), 0);
+	for (int k = 0; k < 8; k++)
+		pthread_join(th[k], NULL);
+	s = read_all(f);
+	for (p = strtok_r(s, "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
+		int t = -1, i = -1;
+		const char *q = strstr(p, "\"msg\":\"line\",\"thread\":");
+		assert_non_null(q);
+		assert_int_equal(sscanf(q, "\"msg\":\"line\",\"thread\":%d,\"i\":%d}", &t, &i), 2);
+		assert_true(t >= 0 && t < 8);
+		assert_int_equal(i, next[t]);
+		next[t]++;
+		lines++;
+	}
+	assert_int_equal(lines, 16000);
+	free(s);
+	fclose(f);
+	fbc_log_configure(FBC_LOG_TEXT, FBC_LOG_INFO, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +271,8 @@ int main(void)
 		cmocka_unit_test(fbc_metrics_collect_process__standard_names),
 		cmocka_unit_test(fbc_log__json_lines_escape_and_fold_repeats),
 		cmocka_unit_test(fbc_log__text_lines_quote_unsafe_values),
+		cmocka_unit_test(fbc_log__numbers_and_time_without_printf),
+		cmocka_unit_test(fbc_log__concurrent_lines_whole_and_ordered),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
