@@ -219,8 +219,9 @@ static void emit(fbc_log_level level, const struct timespec *ts, const char *bod
 	static __thread time_t when_sec = -1;
 	static __thread char when[40];
 	long ms = ts->tv_nsec / 1000000;
-	char msd[6] = {'.', (char)('0' + ms / 100), (char)('0' + ms / 10 % 10),
-		       (char)('0' + ms % 10), 'Z', 0};
+	char msd[6] = {
+		'.', (char)('0' + ms / 100), (char)('0' + ms / 10 % 10), (char)('0' + ms % 10), 'Z',
+		0};
 	fbc_buf line;
 
 	if (when_sec != ts->tv_sec) {

@@ -201,9 +201,10 @@ static void fbc_log__numbers_and_time_without_printf(void **state)
 
 	fbc_log_configure(FBC_LOG_JSON, FBC_LOG_INFO, f);
 	fbc_log(FBC_LOG_INFO,
-		(fbc_log_field[]){FBC_LOG_NUM("a", -42), FBC_LOG_NUM("b", 0), FBC_LOG_NUM("c", 2.9996),
-				  FBC_LOG_NUM("d", 0.0004), FBC_LOG_NUM("e", -1.5),
-				  FBC_LOG_NUM("f", 1e20), FBC_LOG_NUM("g", 123456789012.0)},
+		(fbc_log_field[]){FBC_LOG_NUM("a", -42), FBC_LOG_NUM("b", 0),
+				  FBC_LOG_NUM("c", 2.9996), FBC_LOG_NUM("d", 0.0004),
+				  FBC_LOG_NUM("e", -1.5), FBC_LOG_NUM("f", 1e20),
+				  FBC_LOG_NUM("g", 123456789012.0)},
 		7, "n");
 	s = read_all(f);
 	assert_non_null(strstr(s, "\"a\":-42,\"b\":0,\"c\":3.000,\"d\":0.000,\"e\":-1.500,"
