@@ -1,19 +1,27 @@
 #!/bin/sh
-# Benchmark `fbcd validate` against the tokenize-only baseline (libyaml events
-# and jansson, tests/bench/tokenize_only.c), measured in the same run, on the
-# real catalog and on a generated large one. Prints figures only.
+# Benchmark `fbcd validate` against the tokenize-only floor (tests/bench/
+# tokenize_only.c: libyaml events for YAML, a lexer that builds nothing for
+# JSON), measured in the same run, alternating (floor, fbcd, floor, fbcd...),
+# on: the real catalog (community v4.20, YAML with olm.csv.metadata); the
+# catalogs v4.12-v4.22 that `fbcd repo catalogs` builds from the history
+# bundle (v4.12-v4.16 carry olm.bundle.object, v4.17+ olm.csv.metadata;
+# mostly JSON); and a generated large one. Each figure is min / median / max
+# over the runs; the ratios are of the medians (and min/max of the per-run
+# ratios). Prints figures only.
 #
-#   bench_validate.sh FBCD TOKENIZE_ONLY GEN_CATALOG REAL_CATALOG_DIR
-# Environment: BENCH_PACKAGES (2000), BENCH_BUNDLES (25), BENCH_OBJECT_BYTES
-# (2000), BENCH_FORMAT (json), BENCH_RUNS (3, the best run is reported),
-# BENCH_KEEP=1 keeps the generated catalog.
+#   bench_validate.sh FBCD TOKENIZE_ONLY GEN_CATALOG REAL_CATALOG_DIR [HISTORY_BUNDLE]
+# Environment: BENCH_RUNS (5), BENCH_CATALOGS (a grep -E pattern over the
+# catalog labels, e.g. 'v4.1[2-6]'; default all), BENCH_PACKAGES (2000),
+# BENCH_BUNDLES (25), BENCH_OBJECT_BYTES (2000), BENCH_FORMAT (json),
+# BENCH_KEEP=1 keeps the work directory.
 set -eu
-FBCD=$1 TOK=$2 GEN=$3 REAL=$4
+FBCD=$1 TOK=$2 GEN=$3 REAL=$4 HIST=${5:-}
 PACKAGES=${BENCH_PACKAGES:-2000}
 BUNDLES=${BENCH_BUNDLES:-25}
 OBJECT_BYTES=${BENCH_OBJECT_BYTES:-2000}
 FORMAT=${BENCH_FORMAT:-json}
-RUNS=${BENCH_RUNS:-3}
+RUNS=${BENCH_RUNS:-5}
+PICK=${BENCH_CATALOGS:-.}
 TIME=/usr/bin/time
 if [ ! -x "$TIME" ]; then
 	echo "bench_validate: /usr/bin/time is missing (apt-get install -y time)" >&2
@@ -27,69 +35,80 @@ trap cleanup EXIT
 once() {
 	label=$1; shift
 	rc=0
+	t0=$(date +%s%N)
 	"$TIME" -v -o "$WORK/time.txt" "$@" >/dev/null 2>"$WORK/stderr.txt" || rc=$?
+	t1=$(date +%s%N)
 	if [ $rc -ne 0 ] && ! { [ "$label" = validate ] && [ $rc -eq 1 ]; }; then
 		echo "bench_validate: $label exited $rc:" >&2
 		head -5 "$WORK/stderr.txt" >&2
 		exit 1
 	fi
-	[ $rc -eq 1 ] && echo "  (note: fbcd validate reported the catalog invalid)"
-	S=$(awk -F': ' '/Elapsed \(wall clock\)/ {
-		n = split($2, p, ":"); t = 0
-		for (k = 1; k <= n; k++) t = t * 60 + p[k]
-		print t }' "$WORK/time.txt")
+	VRC=$rc
+	# wall time to the microsecond (time -v rounds to 10 ms), time's own start included
+	S=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", (b - a) / 1e9}')
 	C=$(awk -F': ' '/User time/ {u = $2} /System time/ {s = $2} END {print u + s}' "$WORK/time.txt")
 	K=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$WORK/time.txt")
 }
 
-# better OLD NEW: is NEW a smaller time than OLD (or OLD unset)?
-better() { [ -z "$1" ] || awk -v a="$2" -v b="$1" 'BEGIN{exit !(a < b)}'; }
+# mmm FILE: "min / median / max" of the numbers in FILE (one a line)
+mmm() { sort -g "$1" | awk '{v[NR] = $1} END {printf "%.4f / %.4f / %.4f", v[1], (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2), v[NR]}'; }
+med() { sort -g "$1" | awk '{v[NR] = $1} END {printf "%.6f", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2)}'; }
 
 report() {
 	name=$1 dir=$2
+	echo "$name" | grep -Eq -e "$PICK" || return 0
 	bytes=$(find "$dir" -type f ! -name .indexignore -exec cat {} + | wc -c)
 	files=$(find "$dir" -type f ! -name .indexignore | wc -l)
-	ts= tc= tkb= vs= vc= vkb=
-	# The process's own floor: fbcd maps ~40 shared libraries (libpq, gnutls,
-	# libstdc++...) whose pages count in RSS before any catalog is read.
+	objs=$(grep -rho '"olm.bundle.object"\|olm\.bundle\.object' "$dir" | wc -l)
+	csvm=$(grep -rho '"olm.csv.metadata"\|olm\.csv\.metadata' "$dir" | wc -l)
+	: >"$WORK/ts" ; : >"$WORK/vs"; : >"$WORK/vk"; : >"$WORK/r"
 	once help "$FBCD" --help
 	bkb=$K
-	# Interleaved, best of RUNS each, so that both see the same machine load.
 	i=0
+	status=valid
 	while [ $i -lt "$RUNS" ]; do
 		once tokenize "$TOK" "$dir"
-		if better "$ts" "$S"; then ts=$S; tkb=$K; fi
-		if better "$tc" "$C"; then tc=$C; fi
+		t=$S
+		echo "$S" >>"$WORK/ts"
 		once validate "$FBCD" validate "$dir"
-		if better "$vs" "$S"; then vs=$S; vkb=$K; fi
-		if better "$vc" "$C"; then vc=$C; fi
+		[ "$VRC" = 1 ] && status=invalid
+		echo "$S" >>"$WORK/vs"
+		echo "$K" >>"$WORK/vk"
+		awk -v a="$S" -v b="$t" 'BEGIN {if (b > 0) printf "%.3f\n", a / b}' >>"$WORK/r"
 		i=$((i + 1))
 	done
-	awk -v name="$name" -v files="$files" -v bytes="$bytes" -v ts="$ts" -v tc="$tc" -v tkb="$tkb" \
-	    -v vs="$vs" -v vc="$vc" -v vkb="$vkb" -v bkb="$bkb" 'BEGIN {
+	awk -v name="$name" -v files="$files" -v bytes="$bytes" -v objs="$objs" -v csvm="$csvm" \
+	    -v tmmm="$(mmm "$WORK/ts")" -v vmmm="$(mmm "$WORK/vs")" -v kmmm="$(mmm "$WORK/vk")" \
+	    -v rmmm="$(mmm "$WORK/r")" -v tmed="$(med "$WORK/ts")" -v vmed="$(med "$WORK/vs")" \
+	    -v kmed="$(med "$WORK/vk")" -v bkb="$bkb" -v status="$status" 'BEGIN {
 		mb = bytes / 1048576
-		printf "%s: %d files, %.1f MiB input\n", name, files, mb
-		printf "  %-32s %8s %9s %13s\n", "", "wall", "cpu", "peak RSS"
-		printf "  %-32s %7.2fs %8.2fs %9.1f MiB\n", "tokenize-only (libyaml+jansson)", ts, tc, tkb / 1024
-		printf "  %-32s %7.2fs %8.2fs %9.1f MiB\n", "fbcd validate", vs, vc, vkb / 1024
-		tr = ts > 0 ? vs / ts : 0
-		cr = tc > 0 ? vc / tc : 0
-		mr = bytes > 0 ? vkb * 1024 / bytes : 0
-		printf "  wall ratio validate/tokenize : %6.2fx (target <= 1.5x)%s\n", tr, tr <= 1.5 ? "" : "  ABOVE TARGET"
-		printf "  cpu ratio validate/tokenize  : %6.2fx\n", cr
-		printf "  peak RSS / input bytes       : %6.2fx (target <= 2x)%s\n", mr, mr <= 2 ? "" : "  ABOVE TARGET"
-		printf "  peak RSS above the idle binary RSS (%.1f MiB) / input: %5.2fx\n", bkb / 1024, (bytes > 0 ? (vkb - bkb) * 1024 / bytes : 0)
-		printf "  validate throughput          : %6.1f MiB/s\n", (vs > 0 ? mb / vs : 0)
+		printf "%s: %d files, %.1f MiB, %d olm.bundle.object, %d olm.csv.metadata; fbcd says %s\n", name, files, mb, objs, csvm, status
+		printf "  tokenize-only floor wall s (min/median/max): %s\n", tmmm
+		printf "  fbcd validate wall s      (min/median/max): %s\n", vmmm
+		tr = tmed > 0 ? vmed / tmed : 0
+		printf "  ratio of medians %.2fx (target <= 1.5x)%s; per-run ratios min/median/max %s\n", tr, tr <= 1.5 ? "" : "  ABOVE TARGET", rmmm
+		split(kmmm, kk, " / ")
+		printf "  fbcd validate peak RSS MiB (min/median/max): %.1f / %.1f / %.1f; median / input %.2fx (target <= 2x); idle binary %.1f MiB, median above it / input %.2fx\n", kk[1] / 1024, kk[2] / 1024, kk[3] / 1024, (bytes > 0 ? kmed * 1024 / bytes : 0), bkb / 1024, (bytes > 0 ? (kmed - bkb) * 1024 / bytes : 0)
 	}'
 }
 
-echo "fbcd validate benchmark (best of $RUNS interleaved runs, $(nproc) CPUs, load average $(cut -d" " -f1 /proc/loadavg))"
+echo "fbcd validate benchmark ($RUNS alternating runs each, $(nproc) CPUs, load average at start $(cut -d" " -f1-3 /proc/loadavg))"
 if [ -d "$REAL" ]; then
-	report "real catalog ($REAL)" "$REAL"
+	report "real catalog v4.20 (YAML)" "$REAL"
 else
 	echo "real catalog not found at $REAL: skipped"
+fi
+if [ -n "$HIST" ] && [ -f "$HIST" ] && command -v git >/dev/null; then
+	git clone -q "$HIST" "$WORK/history" 2>/dev/null &&
+		"$FBCD" repo catalogs --repo "$WORK/history" --output "$WORK/built" >/dev/null 2>&1 || true
+	for c in "$WORK"/built/v4.*; do
+		[ -d "$c" ] && report "history catalog $(basename "$c") (fbcd repo catalogs)" "$c"
+	done
+else
+	echo "history bundle not given or not found: catalogs v4.12-v4.22 skipped"
 fi
 GEN_DIR="$WORK/generated"
 "$GEN" --packages "$PACKAGES" --bundles "$BUNDLES" --object-bytes "$OBJECT_BYTES" \
 	--format "$FORMAT" --seed 1 "$GEN_DIR"
 report "generated catalog ($PACKAGES packages x $BUNDLES bundles, $FORMAT)" "$GEN_DIR"
+echo "load average at end $(cut -d" " -f1-3 /proc/loadavg)"
