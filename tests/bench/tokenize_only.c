@@ -72,16 +72,24 @@ static int tok_json(const char *data, size_t len, stats *st, const char *path)
 	while (p < end) {
 		const unsigned char *q;
 		switch (*p) {
-		case ' ': case '\n': case '\t': case '\r': case ',': case ':':
+		case ' ':
+		case '\n':
+		case '\t':
+		case '\r':
+		case ',':
+		case ':':
 			p++;
 			continue;
-		case '{': case '[':
+		case '{':
+		case '[':
 			depth++;
 			p++;
 			continue;
-		case '}': case ']':
+		case '}':
+		case ']':
 			if (--depth < 0)
-				return lex_fail(path, (size_t)(p - (const unsigned char *)data), "unbalanced");
+				return lex_fail(path, (size_t)(p - (const unsigned char *)data),
+						"unbalanced");
 			p++;
 			break;
 		case '"':
@@ -99,23 +107,28 @@ static int tok_json(const char *data, size_t len, stats *st, const char *path)
 			}
 			p++;
 			break;
-		case 't': case 'f': case 'n':
+		case 't':
+		case 'f':
+		case 'n':
 			q = p;
 			while (p < end && *p >= 'a' && *p <= 'z')
 				p++;
 			if (!((p - q == 4 && (!memcmp(q, "true", 4) || !memcmp(q, "null", 4))) ||
 			      (p - q == 5 && !memcmp(q, "false", 5))))
-				return lex_fail(path, (size_t)(q - (const unsigned char *)data), "bad literal");
+				return lex_fail(path, (size_t)(q - (const unsigned char *)data),
+						"bad literal");
 			break;
 		default:
 			if (*p == '-' || (*p >= '0' && *p <= '9')) {
 				p++;
-				while (p < end && ((*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' ||
-						   *p == 'E' || *p == '+' || *p == '-'))
+				while (p < end &&
+				       ((*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' ||
+					*p == 'E' || *p == '+' || *p == '-'))
 					p++;
 				break;
 			}
-			return lex_fail(path, (size_t)(p - (const unsigned char *)data), "unexpected byte");
+			return lex_fail(path, (size_t)(p - (const unsigned char *)data),
+					"unexpected byte");
 		}
 		if (depth == 0)
 			st->values++;
