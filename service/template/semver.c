@@ -7,6 +7,8 @@
 #include "service/semver/semver.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
+#include <yaml.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,6 +268,83 @@ static void package_metadata(json_t *pkg, fbc_template_sources *src, const char 
 	json_decref(csv);
 }
 
+/* §3.1: go-yaml v2's strict mode refuses a mapping that repeats an identical
+ * key (any mapping of the first document, the YAML form of JSON too): one
+ * event pass, the keys of each open mapping remembered. Merge keys and
+ * non-scalar keys are not compared. */
+#define DUP_DEPTH 64
+typedef struct dup_frame {
+	bool map, want_key;
+	json_t *keys; /* scalar key -> true */
+} dup_frame;
+
+static int dup_keys(const char *text, size_t len, const char *file, fbc_error *err)
+{
+	yaml_parser_t p;
+	yaml_event_t ev;
+	dup_frame st[DUP_DEPTH];
+	int depth = 0, rc = 0;
+	bool done = false;
+
+	if (!yaml_parser_initialize(&p))
+		return fbc_error_set(err, FBC_ENOMEM, file, "out of memory");
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	while (!done && rc == 0) {
+		if (!yaml_parser_parse(&p, &ev))
+			break; /* a syntax error was reported by the decoder already */
+		dup_frame *top = depth > 0 ? &st[depth - 1] : NULL;
+		switch (ev.type) {
+		case YAML_SCALAR_EVENT:
+		case YAML_ALIAS_EVENT:
+			if (top && top->map && top->want_key && ev.type == YAML_SCALAR_EVENT) {
+				const char *k = (const char *)ev.data.scalar.value;
+				if (strcmp(k, "<<") != 0 && json_object_get(top->keys, k))
+					rc = tpl_fail(err, FBC_EINVAL, file,
+						      (int)ev.start_mark.line + 1,
+						      "render: unable to read file: error converting "
+						      "YAML to JSON: yaml: unmarshal errors: line %d: "
+						      "key \"%s\" already set in map",
+						      (int)ev.start_mark.line + 1, k);
+				else
+					json_object_set_new(top->keys, k, json_true());
+			}
+			if (top && top->map)
+				top->want_key = !top->want_key;
+			break;
+		case YAML_MAPPING_START_EVENT:
+		case YAML_SEQUENCE_START_EVENT:
+			if (depth == DUP_DEPTH) {
+				done = true; /* deeper than any template: the decoder's limits apply */
+				break;
+			}
+			st[depth].map = ev.type == YAML_MAPPING_START_EVENT;
+			st[depth].want_key = true;
+			st[depth].keys = st[depth].map ? json_object() : NULL;
+			depth++;
+			break;
+		case YAML_MAPPING_END_EVENT:
+		case YAML_SEQUENCE_END_EVENT:
+			if (depth > 0) {
+				json_decref(st[--depth].keys);
+				if (depth > 0 && st[depth - 1].map)
+					st[depth - 1].want_key = !st[depth - 1].want_key;
+			}
+			break;
+		case YAML_DOCUMENT_END_EVENT:
+		case YAML_STREAM_END_EVENT:
+			done = true;
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	while (depth > 0)
+		json_decref(st[--depth].keys);
+	yaml_parser_delete(&p);
+	return rc;
+}
+
 int tpl_render_semver(fbc_template_result *r, const json_t *doc, const char *text, size_t len,
 		      const fbc_template_opts *o, fbc_template_sources *src, fbc_error *err)
 {
@@ -297,7 +376,8 @@ int tpl_render_semver(fbc_template_result *r, const json_t *doc, const char *tex
 			"type semver.semverTemplate");
 		goto done;
 	}
-	if ((rc = unknown_fields(doc, top, file, text, len, err)) != 0)
+	if ((rc = dup_keys(text, len, file, err)) != 0 ||
+	    (rc = unknown_fields(doc, top, file, text, len, err)) != 0)
 		goto done;
 	for (int a = 0; a < NARCH; a++) {
 		json_t *arch = tpl_fold_get(doc, arch_names[a], NULL);
