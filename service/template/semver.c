@@ -299,12 +299,12 @@ static int dup_keys(const char *text, size_t len, const char *file, fbc_error *e
 			if (top && top->map && top->want_key && ev.type == YAML_SCALAR_EVENT) {
 				const char *k = (const char *)ev.data.scalar.value;
 				if (strcmp(k, "<<") != 0 && json_object_get(top->keys, k))
-					rc = tpl_fail(err, FBC_EINVAL, file,
-						      (int)ev.start_mark.line + 1,
-						      "render: unable to read file: error converting "
-						      "YAML to JSON: yaml: unmarshal errors: line %d: "
-						      "key \"%s\" already set in map",
-						      (int)ev.start_mark.line + 1, k);
+					rc = tpl_fail(
+						err, FBC_EINVAL, file, (int)ev.start_mark.line + 1,
+						"render: unable to read file: error converting "
+						"YAML to JSON: yaml: unmarshal errors: line %d: "
+						"key \"%s\" already set in map",
+						(int)ev.start_mark.line + 1, k);
 				else
 					json_object_set_new(top->keys, k, json_true());
 			}
@@ -314,7 +314,8 @@ static int dup_keys(const char *text, size_t len, const char *file, fbc_error *e
 		case YAML_MAPPING_START_EVENT:
 		case YAML_SEQUENCE_START_EVENT:
 			if (depth == DUP_DEPTH) {
-				done = true; /* deeper than any template: the decoder's limits apply */
+				done = true; /* deeper than any template: the decoder's limits apply
+					      */
 				break;
 			}
 			st[depth].map = ev.type == YAML_MAPPING_START_EVENT;
