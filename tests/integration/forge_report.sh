@@ -41,6 +41,21 @@ FORGE_PID=$!
 i=0
 until [ -s "$T/forgeport" ]; do i=$((i + 1)); [ $i -gt 100 ] && { echo "FAIL: fake forge did not start"; exit 1; }; sleep 0.1; done
 API=http://127.0.0.1:$(cat "$T/forgeport")
+# GitLab is played over HTTPS (a test CA; fbcd serve --ca-file trusts it),
+# recording into the same file
+command -v openssl >/dev/null || skip "openssl is not installed"
+mkdir -p "$T/tls" && (
+	cd "$T/tls" || exit 1
+	printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >ext
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=fbcd-test-ca &&
+		openssl req -newkey rsa:2048 -nodes -keyout srv.key -out srv.csr -subj /CN=localhost &&
+		openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem -days 2 -extfile ext
+) >"$T/tls.log" 2>&1 || { echo "FAIL: openssl"; cat "$T/tls.log"; exit 1; }
+FAKE_FORGE_TLS="$T/tls/srv.pem:$T/tls/srv.key" python3 "$LIB/fake-forge.py" "$T/forgeport-tls" "$REC" &
+FORGE_PID="$FORGE_PID $!"
+i=0
+until [ -s "$T/forgeport-tls" ]; do i=$((i + 1)); [ $i -gt 100 ] && { echo "FAIL: TLS fake forge did not start"; exit 1; }; sleep 0.1; done
+API_TLS=https://localhost:$(cat "$T/forgeport-tls")
 
 GH_TOKEN=ghp-forge-token-3c9e7a51d2b84f60 GL_TOKEN=glpat-forge-token-8b1d4e7f2a6c93
 printf '%s\n' "$GH_TOKEN" >"$T/gh-token"
@@ -60,7 +75,7 @@ repositories:
     pollSeconds: 0
   - name: gl
     url: file://$F
-    forge: {kind: gitlab, project: group/sub, api: "$API/api/v4"}
+    forge: {kind: gitlab, project: group/sub, api: "$API_TLS/api/v4"}
     credentials: {tokenEnv: GL_TOKEN, webhookSecretEnv: WH_SECRET}
     pollSeconds: 0
 YAML
@@ -68,7 +83,7 @@ PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 B=http://127.0.0.1:$PORT
 GL_TOKEN=$GL_TOKEN WH_SECRET=$SECRET "$FBCD" serve --config "$T/fbcd.yaml" --listen "127.0.0.1:$PORT" \
 	--database-url "$URL" --data-dir "$T/data" --workers 2 --job-poll-ms 200 --retry-base-ms 200 \
-	--public-url https://fbcd.example.com >"$T/serve.log" 2>&1 &
+	--public-url https://fbcd.example.com --ca-file "$T/tls/ca.pem" >"$T/serve.log" 2>&1 &
 SERVE_PID=$!
 i=0
 until curl -sf "$B/healthz" >/dev/null 2>&1; do

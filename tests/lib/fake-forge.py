@@ -7,10 +7,12 @@ failures: {"fail": [{"method": "POST", "path": REGEX, "status": 429,
 "retryAfter": 1, "times": 1, "body": {...}}]} — each rule answers its status
 the first `times` matching requests. Otherwise it answers like the forges:
 check runs, commit statuses, comments/notes (created with fresh ids, edited
-when the id exists, 404 when not), merges (200 with a merge sha)."""
+when the id exists, 404 when not), merges (200 with a merge sha).
+With FAKE_FORGE_TLS=CERT:KEY (PEM files) it answers over HTTPS."""
 import json
 import os
 import re
+import ssl
 import sys
 import threading
 import time
@@ -97,6 +99,11 @@ class H(BaseHTTPRequestHandler):
 
 
 srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
+if os.environ.get("FAKE_FORGE_TLS"):
+    cert, _, key = os.environ["FAKE_FORGE_TLS"].partition(":")
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
 with open(PORTFILE + ".tmp", "w") as f:
     f.write(str(srv.server_address[1]))
 os.rename(PORTFILE + ".tmp", PORTFILE)
