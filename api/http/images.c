@@ -47,8 +47,8 @@ int fbc_http_image_publish(fbc_http_req *req, fbc_http_resp *resp)
 	if (fbc_http_read_json_object(&body, req, resp) != 0)
 		return 0;
 	v = json_object_get(body, "revision");
+	/* body belongs to the request arena: never json_decref it here. */
 	if (v && (!json_is_integer(v) || json_integer_value(v) < 1)) {
-		json_decref(body);
 		return fbc_http_problem(resp, req, 400, "bad_request",
 					"revision: a revision number (1, 2, ...)");
 	}
@@ -56,14 +56,12 @@ int fbc_http_image_publish(fbc_http_req *req, fbc_http_resp *resp)
 	json_object_del(body, "revision");
 	fbc_error_init(&err);
 	if ((rc = fbc_publish_target_check(body, false, &err)) != 0) {
-		json_decref(body);
 		return fbc_http_problem(resp, req, 400, "bad_request", "%s: %s", err.where,
 					err.message);
 	}
 	if ((rc = fbc_db_revision_resolve(&rev, app_of(req)->db, catalog, number, &err)) == 0)
 		rc = fbc_publish_enqueue(&job, app_of(req)->db, NULL, catalog, rev.number, body,
 					 &err);
-	json_decref(body);
 	if (rc != 0)
 		return fbc_http_reply_db(req, resp, rc, NULL, &err);
 	json_t *out = json_pack("{s:I,s:s,s:I}", "job", (json_int_t)job, "catalog", catalog,
