@@ -60,6 +60,23 @@ until [ -s "$T/sshd.pid" ]; do i=$((i + 1)); [ $i -gt 50 ] && { cat "$T/sshd.log
 mkdir -p "$T/home/.ssh"
 echo "[127.0.0.1]:$SP $(cut -d' ' -f1,2 "$T/hostkey.pub")" >"$T/home/.ssh/known_hosts"
 
+# Sanitizer build only: libgit2 1.5 (Debian 12) leaks on every successful SSH
+# connection — the libssh2 known-hosts list is never freed (fixed upstream in
+# libgit2 1a1464176, v1.8.0) and load_known_hosts clears instead of disposing
+# of the path buffers (upstream 00893d2f4). Both stacks lie wholly inside
+# libgit2/libssh2. The suppression is local to this test, so every other test
+# still catches an fbcd frame that forgets a libgit2 object.
+if [ -n "${LSAN_OPTIONS:-}" ]; then
+	{
+		for kv in $(printf '%s' "$LSAN_OPTIONS" | tr ':' ' '); do
+			case $kv in suppressions=*) cat "${kv#suppressions=}" ;; esac
+		done
+		printf '%s\n' 'leak:libssh2.so' 'leak:libgit2.so'
+	} >"$T/lsan.supp"
+	LSAN_OPTIONS="suppressions=$T/lsan.supp:print_suppressions=0"
+	export LSAN_OPTIONS
+fi
+
 PORT=$(free_port)
 B=http://127.0.0.1:$PORT
 ADMIN=ssh-admin-token-0123456789abcdef
