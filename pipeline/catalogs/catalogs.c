@@ -7,42 +7,9 @@
 #include "service/bundle/bundle.h"
 #include "service/load/load.h"
 
-#include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-typedef struct repo_file {
-	char *path; /* relative to the catalog directory */
-	char *data;
-	size_t len;
-} repo_file;
-
-typedef struct repo_catalog {
-	char *name;
-	bool ocp;      /* named v4.NN: labels apply */
-	bool csv_meta; /* v4.17 and later: bundle-object-to-csv-metadata */
-	fbc_vec files; /* of repo_file: committed files of template-managed packages */
-	fbc_addmode_index *ix;
-} repo_catalog;
-
-typedef struct repo_pkg {
-	char *name;
-	bool addmode;
-	fbc_addmode_mode mode;
-	bool broken; /* ci.yaml problem: not replayed */
-} repo_pkg;
-
-struct fbc_repo_catalogs {
-	fbc_vec catalogs; /* of repo_catalog */
-	fbc_vec pkgs;	  /* of repo_pkg, sorted by name */
-	fbc_vec findings; /* of fbc_repo_finding */
-	fbc_arena *arena; /* finding strings */
-	char *image_prefix;
-};
 
 static int oom(fbc_error *err)
 {
@@ -531,6 +498,14 @@ static int read_config(fbc_repo_catalogs *rc, fbc_tree *t, fbc_error *err)
 	return rc->image_prefix ? 0 : oom(err);
 }
 
+static bool listed(const char *name, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
 static bool ocp_at_least(const char *name, unsigned major, unsigned minor)
 {
 	bool yes = false;
@@ -541,10 +516,88 @@ static bool ocp_at_least(const char *name, unsigned major, unsigned minor)
 	       fbc_ocp_label_admits(&yes, label, name, 0, NULL) == 0 && yes;
 }
 
+/* A deep copy of rc as it is now (the state after some history steps). */
+static int snapshot(fbc_repo_catalogs **out, const fbc_repo_catalogs *rc, fbc_error *err)
+{
+	fbc_repo_catalogs *s = calloc(1, sizeof(*s));
+	size_t i, j;
+
+	if (!s || fbc_arena_create(&s->arena, 0) != 0) {
+		free(s);
+		return oom(err);
+	}
+	fbc_vec_init(&s->catalogs, sizeof(repo_catalog));
+	fbc_vec_init(&s->pkgs, sizeof(repo_pkg));
+	fbc_vec_init(&s->findings, sizeof(fbc_repo_finding));
+	if (!(s->image_prefix = strdup(rc->image_prefix)))
+		goto oom;
+	for (i = 0; i < rc->pkgs.len; i++) {
+		const repo_pkg *p = FBC_VEC_AT(&rc->pkgs, repo_pkg, i);
+		repo_pkg *q = fbc_vec_push(&s->pkgs);
+
+		if (!q)
+			goto oom;
+		*q = *p;
+		if (!(q->name = strdup(p->name))) {
+			s->pkgs.len--;
+			goto oom;
+		}
+	}
+	for (i = 0; i < rc->findings.len; i++) {
+		const fbc_repo_finding *f = FBC_VEC_AT(&rc->findings, fbc_repo_finding, i);
+
+		if (finding(s, f->path, f->commit, f->catalog, f->rule, "%s", f->message) != 0)
+			goto oom;
+	}
+	for (i = 0; i < rc->catalogs.len; i++) {
+		const repo_catalog *c = FBC_VEC_AT(&rc->catalogs, repo_catalog, i);
+		repo_catalog *d = fbc_vec_push(&s->catalogs);
+
+		if (!d)
+			goto oom;
+		memset(d, 0, sizeof(*d));
+		fbc_vec_init(&d->files, sizeof(repo_file));
+		d->ocp = c->ocp;
+		d->csv_meta = c->csv_meta;
+		if (!(d->name = strdup(c->name)) ||
+		    fbc_addmode_index_clone(&d->ix, c->ix, err) != 0)
+			goto oom;
+		for (j = 0; j < c->files.len; j++) {
+			const repo_file *f = FBC_VEC_AT(&c->files, repo_file, j);
+			repo_file *g = fbc_vec_push(&d->files);
+
+			if (!g)
+				goto oom;
+			g->len = f->len;
+			g->path = strdup(f->path);
+			g->data = malloc(f->len + 1);
+			if (!g->path || !g->data) {
+				free(g->path);
+				free(g->data);
+				d->files.len--;
+				goto oom;
+			}
+			memcpy(g->data, f->data, f->len + 1);
+		}
+	}
+	*out = s;
+	return 0;
+oom:
+	fbc_repo_catalogs_free(s);
+	return oom(err);
+}
+
 int fbc_repo_catalogs_build(fbc_repo_catalogs **out, fbc_tree *tree, const fbc_repo_history *h,
 			    const fbc_repo_opts *opts, fbc_error *err)
 {
-	fbc_repo_catalogs *rc = calloc(1, sizeof(*rc));
+	return fbc_repo_catalogs_build_with(out, NULL, 0, tree, h, opts, err);
+}
+
+int fbc_repo_catalogs_build_with(fbc_repo_catalogs **out, fbc_repo_catalogs **before, size_t steps,
+				 fbc_tree *tree, const fbc_repo_history *h,
+				 const fbc_repo_opts *opts, fbc_error *err)
+{
+	fbc_repo_catalogs *rc = calloc(1, sizeof(*rc)), *snap = NULL;
 	fbc_repo_opts dflt = {0};
 	fbc_vec names;
 	size_t i, k;
@@ -573,9 +626,13 @@ int fbc_repo_catalogs_build(fbc_repo_catalogs **out, fbc_tree *tree, const fbc_r
 	if (r != 0)
 		goto done;
 	for (i = 0; i < names.len; i++) {
-		repo_pkg *p = fbc_vec_push(&rc->pkgs);
+		repo_pkg *p;
 
-		if (!p || !(p->name = strdup(*FBC_VEC_AT(&names, char *, i)))) {
+		if (opts->n_packages &&
+		    !listed(*FBC_VEC_AT(&names, char *, i), opts->packages, opts->n_packages))
+			continue;
+		if (!(p = fbc_vec_push(&rc->pkgs)) ||
+		    !(p->name = strdup(*FBC_VEC_AT(&names, char *, i)))) {
 			if (p)
 				rc->pkgs.len--;
 			r = oom(err);
@@ -620,20 +677,29 @@ int fbc_repo_catalogs_build(fbc_repo_catalogs **out, fbc_tree *tree, const fbc_r
 			r = oom(err);
 			goto done;
 		}
-		r = collect_files(rc, c, tree, root, "", err);
+		r = opts->n_packages ? 0 : collect_files(rc, c, tree, root, "", err);
 		free(root);
 		if (r != 0)
 			goto done;
 	}
 	/* the add-mode replay */
 	for (k = 0; h && k < fbc_repo_history_count(h); k++) {
+		if (before && k == steps && (r = snapshot(&snap, rc, err)) != 0)
+			goto done;
 		r = replay_step(rc, fbc_repo_history_step_at(h, k), tree, opts, err);
 		if (r != 0)
 			goto done;
 	}
+	if (before && !snap && (r = snapshot(&snap, rc, err)) != 0)
+		goto done;
 	*out = rc;
 	rc = NULL;
+	if (before) {
+		*before = snap;
+		snap = NULL;
+	}
 done:
+	fbc_repo_catalogs_free(snap);
 	am_repo_names_dispose(&names);
 	fbc_repo_catalogs_free(rc);
 	return r;
@@ -717,185 +783,4 @@ const char *fbc_repo_catalogs_addmode_package(const fbc_repo_catalogs *rc, size_
 		}
 	}
 	return NULL;
-}
-
-/* ---- output ---- */
-
-/* Every file of catalog i: committed ones, then <pkg>/catalog.json of each
- * add-mode package. Arrays malloc'd; datas of generated files malloc'd too
- * (owned[i] true). */
-typedef struct file_list {
-	const char **paths;
-	const char **datas;
-	size_t *lens;
-	char **owned;
-	size_t n;
-} file_list;
-
-static void file_list_dispose(file_list *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++) {
-		if (l->owned[i]) {
-			free(l->owned[i]);
-			free((void *)l->paths[i]);
-		}
-	}
-	free(l->paths);
-	free(l->datas);
-	free(l->lens);
-	free(l->owned);
-	memset(l, 0, sizeof(*l));
-}
-
-static int file_list_make(file_list *l, const repo_catalog *c, fbc_error *err)
-{
-	size_t i, np = fbc_addmode_package_count(c->ix), cap = c->files.len + np + 1;
-	fbc_buf buf;
-	int r = 0;
-
-	memset(l, 0, sizeof(*l));
-	l->paths = calloc(cap, sizeof(char *));
-	l->datas = calloc(cap, sizeof(char *));
-	l->lens = calloc(cap, sizeof(size_t));
-	l->owned = calloc(cap, sizeof(char *));
-	if (!l->paths || !l->datas || !l->lens || !l->owned) {
-		file_list_dispose(l);
-		return oom(err);
-	}
-	for (i = 0; i < c->files.len; i++) {
-		repo_file *f = FBC_VEC_AT(&c->files, repo_file, i);
-
-		l->paths[l->n] = f->path;
-		l->datas[l->n] = f->data;
-		l->lens[l->n] = f->len;
-		l->n++;
-	}
-	for (i = 0; i < np; i++) {
-		const char *pkg = fbc_addmode_package_name(c->ix, i);
-		char *path;
-		size_t len;
-
-		fbc_buf_init(&buf, 0);
-		r = fbc_addmode_write_package(c->ix, pkg, &buf, err);
-		path = fbc_tree_join(pkg, "catalog.json");
-		if (r != 0 || !path) {
-			free(path);
-			fbc_buf_dispose(&buf);
-			file_list_dispose(l);
-			return r ? r : oom(err);
-		}
-		l->owned[l->n] = fbc_buf_detach(&buf, &len);
-		if (!l->owned[l->n]) {
-			free(path);
-			file_list_dispose(l);
-			return oom(err);
-		}
-		l->paths[l->n] = path;
-		l->datas[l->n] = l->owned[l->n];
-		l->lens[l->n] = len;
-		l->n++;
-	}
-	return 0;
-}
-
-int fbc_repo_catalogs_tree(fbc_tree **out, const fbc_repo_catalogs *rc, size_t i, fbc_error *err)
-{
-	const repo_catalog *c;
-	file_list l;
-	int r;
-
-	if (i >= rc->catalogs.len)
-		return fbc_error_set(err, FBC_ENOTFOUND, NULL, "no catalog %zu", i);
-	c = FBC_VEC_AT(&rc->catalogs, repo_catalog, i);
-	if ((r = file_list_make(&l, c, err)) != 0)
-		return r;
-	r = fbc_tree_open_mem(out, l.paths, l.datas, l.lens, l.n, c->name, err);
-	file_list_dispose(&l);
-	return r;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int mkdirs(const char *path, fbc_error *err)
-{
-	char tmp[4096];
-	size_t i, n = strlen(path);
-
-	if (n >= sizeof(tmp))
-		return fbc_error_set(err, FBC_ELIMIT, path, "path too long");
-	memcpy(tmp, path, n + 1);
-	for (i = 1; i <= n; i++) {
-		if (tmp[i] != '/' && tmp[i] != '\0')
-			continue;
-		tmp[i] = '\0';
-		if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
-			return fbc_error_set(err, FBC_EIO, tmp, "cannot create directory: %s",
-					     strerror(errno));
-		tmp[i] = i < n ? '/' : '\0';
-	}
-	return 0;
-}
-
-int fbc_repo_catalogs_write(const fbc_repo_catalogs *rc, const char *dir, fbc_error *err)
-{
-	size_t i, j;
-	int r = 0;
-
-	if ((r = mkdirs(dir, err)) != 0)
-		return r;
-	for (i = 0; i < rc->catalogs.len && r == 0; i++) {
-		const repo_catalog *c = FBC_VEC_AT(&rc->catalogs, repo_catalog, i);
-		char *cdir = fbc_tree_join(dir, c->name);
-		file_list l;
-
-		if (!cdir)
-			return oom(err);
-		if (access(cdir, F_OK) == 0 &&
-		    nftw(cdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0) {
-			r = fbc_error_set(err, FBC_EIO, cdir, "cannot replace: %s",
-					  strerror(errno));
-			free(cdir);
-			break;
-		}
-		if ((r = mkdirs(cdir, err)) != 0 || (r = file_list_make(&l, c, err)) != 0) {
-			free(cdir);
-			break;
-		}
-		for (j = 0; j < l.n && r == 0; j++) {
-			char *p = fbc_tree_join(cdir, l.paths[j]), *slash;
-			FILE *f;
-
-			if (!p) {
-				r = oom(err);
-				break;
-			}
-			slash = strrchr(p, '/');
-			*slash = '\0';
-			r = mkdirs(p, err);
-			*slash = '/';
-			if (r == 0) {
-				bool ok;
-
-				f = fopen(p, "wb");
-				ok = f && fwrite(l.datas[j], 1, l.lens[j], f) == l.lens[j];
-				if (f && fclose(f) != 0)
-					ok = false;
-				if (!ok)
-					r = fbc_error_set(err, FBC_EIO, p, "cannot write: %s",
-							  strerror(errno));
-			}
-			free(p);
-		}
-		file_list_dispose(&l);
-		free(cdir);
-	}
-	return r;
 }

@@ -41,6 +41,7 @@
 
 #include "pipeline/git/git.h"
 #include "service/addmode/addmode.h"
+#include "service/base/buf.h"
 #include "service/base/error.h"
 #include "service/base/tree.h"
 
@@ -70,6 +71,10 @@ const fbc_repo_history_step *fbc_repo_history_step_at(const fbc_repo_history *h,
  * directories in the order of the first-parent commit that first had them
  * (fbc_git_first_added); steps in first-parent commit order. */
 int fbc_repo_history_from_git(fbc_repo_history **out, fbc_git *g, const char *rev, fbc_error *err);
+/* The same for the named packages only (those absent at rev are left out). */
+int fbc_repo_history_from_git_packages(fbc_repo_history **out, fbc_git *g, const char *rev,
+				       const char *const *packages, size_t n_packages,
+				       fbc_error *err);
 /* Without git: one step holding every bundle directory of the tree. */
 int fbc_repo_history_from_tree(fbc_repo_history **out, fbc_tree *tree, fbc_error *err);
 /* A history from caller-given steps (copied). */
@@ -80,6 +85,14 @@ void fbc_repo_history_free(fbc_repo_history *h);
 typedef struct fbc_repo_opts {
 	unsigned label_flags; /* FBC_OCP_* of service/addmode/ocp.h */
 	bool no_validate;     /* skip the validation after every add (§7.2) */
+	/* When n_packages > 0: only these packages are read and replayed, and
+	 * no committed catalog file is collected, so each catalog holds the
+	 * add-mode packages among them and nothing else (the pull-request
+	 * checks build the packages a change touches this way). Packages are
+	 * independent in add mode, so each comes out exactly as in a full
+	 * build. */
+	const char *const *packages;
+	size_t n_packages;
 } fbc_repo_opts;
 
 typedef struct fbc_repo_finding {
@@ -96,6 +109,13 @@ typedef struct fbc_repo_catalogs fbc_repo_catalogs;
  * FBC_ENOTFOUND when it has no operators/ directory (not this layout). */
 int fbc_repo_catalogs_build(fbc_repo_catalogs **out, fbc_tree *tree, const fbc_repo_history *h,
 			    const fbc_repo_opts *opts, fbc_error *err);
+/* The same, and in *before the catalogs as they were after the first `steps`
+ * steps of h (all of them when h has fewer): one replay gives a pull
+ * request's merge base and head when the head's history extends the
+ * base's and the packages' ci.yaml and config.yaml did not change. */
+int fbc_repo_catalogs_build_with(fbc_repo_catalogs **out, fbc_repo_catalogs **before, size_t steps,
+				 fbc_tree *tree, const fbc_repo_history *h,
+				 const fbc_repo_opts *opts, fbc_error *err);
 void fbc_repo_catalogs_free(fbc_repo_catalogs *rc);
 
 size_t fbc_repo_catalogs_count(const fbc_repo_catalogs *rc);
@@ -103,6 +123,10 @@ const char *fbc_repo_catalogs_name(const fbc_repo_catalogs *rc, size_t i);
 /* The files of catalog i (paths relative to the catalog directory) as a
  * tree in memory, to load or validate. */
 int fbc_repo_catalogs_tree(fbc_tree **out, const fbc_repo_catalogs *rc, size_t i, fbc_error *err);
+/* The files of catalog i serialised for comparison (each as "<path length>
+ * <data length>\n<path><data>", in tree order), appended to out: two
+ * catalogs with the same content give the same bytes. */
+int fbc_repo_catalogs_content(fbc_buf *out, const fbc_repo_catalogs *rc, size_t i, fbc_error *err);
 /* The add state of catalog i (add-mode packages only). */
 const fbc_addmode_index *fbc_repo_catalogs_index(const fbc_repo_catalogs *rc, size_t i);
 /* Write `<dir>/<catalog>/...` for every catalog; dir is created if needed,

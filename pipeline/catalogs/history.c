@@ -207,7 +207,22 @@ static int cmp_added(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+static bool listed(const char *name, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
 int fbc_repo_history_from_git(fbc_repo_history **out, fbc_git *g, const char *rev, fbc_error *err)
+{
+	return fbc_repo_history_from_git_packages(out, g, rev, NULL, 0, err);
+}
+
+int fbc_repo_history_from_git_packages(fbc_repo_history **out, fbc_git *g, const char *rev,
+				       const char *const *packages, size_t n_packages,
+				       fbc_error *err)
 {
 	fbc_vec commits, pkgs, all, steps;
 	fbc_strmap order;
@@ -234,9 +249,12 @@ int fbc_repo_history_from_git(fbc_repo_history **out, fbc_git *g, const char *re
 	if ((rc = subdirs(&pkgs, tree, "operators", err)) != 0)
 		goto done;
 	for (i = 0; i < pkgs.len; i++) {
-		char *pdir = fbc_tree_join("operators", *FBC_VEC_AT(&pkgs, char *, i));
+		char *pdir;
 		fbc_vec fa;
 
+		if (n_packages && !listed(*FBC_VEC_AT(&pkgs, char *, i), packages, n_packages))
+			continue;
+		pdir = fbc_tree_join("operators", *FBC_VEC_AT(&pkgs, char *, i));
 		fbc_vec_init(&fa, sizeof(fbc_git_added));
 		if (!pdir) {
 			rc = fbc_error_set(err, FBC_ENOMEM, NULL, "out of memory");
@@ -269,7 +287,8 @@ int fbc_repo_history_from_git(fbc_repo_history **out, fbc_git *g, const char *re
 		if (rc != 0)
 			goto done;
 	}
-	qsort(all.items, all.len, sizeof(added), cmp_added);
+	if (all.len)
+		qsort(all.items, all.len, sizeof(added), cmp_added);
 	/* group by commit */
 	for (i = 0; i < all.len; i = j) {
 		added *first = FBC_VEC_AT(&all, added, i);

@@ -550,7 +550,8 @@ int fbc_tree_open_mem(fbc_tree **out, const char *const *paths, const char *cons
 			memcpy(f->data, data[i], lens[i]);
 		f->len = lens[i];
 	}
-	qsort(m->files, m->n, sizeof(mem_file), cmp_mem);
+	if (m->n)
+		qsort(m->files, m->n, sizeof(mem_file), cmp_mem);
 	return fbc_tree_create(out, &mem_ops, m, label ? label : "memory", err);
 oom_count:
 	m->n++; /* the half-built file is freed too */

@@ -226,6 +226,55 @@ static void build__bad_label_ci_and_bundle(void **state)
 	repo_dispose(&r);
 }
 
+/* Only the named packages: each comes out as in the full build, the others and
+ * the committed files of template-managed packages are left out. */
+static void build__only_named_packages(void **state)
+{
+	repo r;
+	fbc_tree *t = NULL;
+	fbc_repo_history *h = NULL;
+	fbc_repo_catalogs *full, *only = NULL;
+	const char *pkgs[] = {"bar", "tmpl"};
+	fbc_repo_opts o = {.packages = pkgs, .n_packages = 2};
+	fbc_addmode_mode m;
+	fbc_error err;
+	char *a, *b;
+
+	(void)state;
+	base(&r);
+	put(&r, "operators/bar/ci.yaml", "updateGraph: semver-mode\n");
+	bundle(&r, "bar", "1.0.0", NULL, "v4.12");
+	bundle(&r, "bar", "1.0.1", NULL, "v4.12");
+	bundle(&r, "foo", "1.2.0", "foo.v1.1.0", "v4.x"); /* a finding of foo's only */
+	full = build(&r, NULL, 0);
+	assert_true(has_finding(full, "operators/foo/1.2.0", "P-4"));
+	assert_int_equal(fbc_tree_open_mem(&t, r.paths, r.datas, r.lens, r.n, "repo", &err), 0);
+	assert_int_equal(fbc_repo_history_from_tree(&h, t, &err), 0);
+	if (fbc_repo_catalogs_build(&only, t, h, &o, &err) != 0)
+		fail_msg("build: %s: %s", err.where, err.message);
+	assert_int_equal(fbc_repo_catalogs_findings_count(only), 0);
+	assert_int_equal(fbc_repo_catalogs_count(only), 2);
+	assert_int_equal(fbc_repo_catalogs_addmode_count(only), 1);
+	assert_string_equal(fbc_repo_catalogs_addmode_package(only, 0, &m), "bar");
+	assert_int_equal(m, FBC_ADDMODE_SEMVER);
+	assert_null(file_of(only, 0, "tmpl/catalog.yaml"));
+	assert_null(file_of(only, 0, "foo/catalog.json"));
+	assert_null(file_of(only, 1, "foo/catalog.json"));
+	a = file_of(full, 0, "bar/catalog.json");
+	b = file_of(only, 0, "bar/catalog.json");
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_string_equal(a, b);
+	assert_non_null(strstr(b, "\"name\": \"bar.v1.0.1\""));
+	free(a);
+	free(b);
+	fbc_repo_catalogs_free(full);
+	fbc_repo_catalogs_free(only);
+	fbc_repo_history_free(h);
+	fbc_tree_free(t);
+	repo_dispose(&r);
+}
+
 static void build__not_an_operator_repository(void **state)
 {
 	repo r;
@@ -249,6 +298,7 @@ int main(void)
 		cmocka_unit_test(build__labels_and_templates),
 		cmocka_unit_test(build__history_order_matters),
 		cmocka_unit_test(build__bad_label_ci_and_bundle),
+		cmocka_unit_test(build__only_named_packages),
 		cmocka_unit_test(build__not_an_operator_repository),
 	};
 
