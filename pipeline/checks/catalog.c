@@ -177,3 +177,28 @@ int chk_line_of(chk_ctx *c, const char *path, int from, const char *needle)
 	free(data);
 	return found;
 }
+
+const char *chk_csv_file(chk_ctx *c, const char *dir)
+{
+	char *mdir = fbc_tree_join(dir, "manifests");
+	const char *found = NULL;
+	fbc_vec v;
+	fbc_error e2;
+
+	fbc_vec_init(&v, sizeof(fbc_tree_entry));
+	if (mdir && fbc_tree_list(c->head_tree, &v, mdir, &e2) == 0) {
+		fbc_tree_entries_sort(&v);
+		for (size_t i = 0; i < v.len && !found; i++) {
+			fbc_tree_entry *e = FBC_VEC_AT(&v, fbc_tree_entry, i);
+			char *p = fbc_tree_join(mdir, e->name);
+
+			if (p && e->kind == FBC_TREE_FILE &&
+			    chk_line_of(c, p, 1, "ClusterServiceVersion") > 0)
+				found = fbc_arena_strdup(c->arena, p);
+			free(p);
+		}
+	}
+	fbc_tree_entries_dispose(&v);
+	free(mdir);
+	return found;
+}

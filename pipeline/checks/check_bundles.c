@@ -7,32 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The manifests/ file holding the CSV (first by name), or NULL. */
-static const char *csv_file(chk_ctx *c, const char *dir)
-{
-	char *mdir = fbc_tree_join(dir, "manifests");
-	const char *found = NULL;
-	fbc_vec v;
-	fbc_error e2;
-
-	fbc_vec_init(&v, sizeof(fbc_tree_entry));
-	if (mdir && fbc_tree_list(c->head_tree, &v, mdir, &e2) == 0) {
-		fbc_tree_entries_sort(&v);
-		for (size_t i = 0; i < v.len && !found; i++) {
-			fbc_tree_entry *e = FBC_VEC_AT(&v, fbc_tree_entry, i);
-			char *p = fbc_tree_join(mdir, e->name);
-
-			if (p && e->kind == FBC_TREE_FILE &&
-			    chk_line_of(c, p, 1, "ClusterServiceVersion") > 0)
-				found = fbc_arena_strdup(c->arena, p);
-			free(p);
-		}
-	}
-	fbc_tree_entries_dispose(&v);
-	free(mdir);
-	return found;
-}
-
 static int line_or_1(chk_ctx *c, const char *path, const char *needle)
 {
 	int l = path ? chk_line_of(c, path, 1, needle) : 0;
@@ -153,7 +127,7 @@ static int check_one(chk_ctx *c, chk_out *o, const chk_bundle *cb, fbc_error *er
 	fbc_diags diags;
 	fbc_error e2;
 	const char *version = strrchr(cb->dir, '/');
-	const char *csv = csv_file(c, cb->dir);
+	const char *csv = chk_csv_file(c, cb->dir);
 	bool errors = false;
 	int rc;
 

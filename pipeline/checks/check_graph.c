@@ -177,8 +177,28 @@ done:
 	return rc;
 }
 
+/* The same for an add-mode package: the last catalog of the merge base's build that has it. */
+static int reference_built(const fbc_package **out, const chk_am_build *ab, const char *pkg,
+			   fbc_error *err)
+{
+	*out = NULL;
+	for (size_t i = chk_am_catalogs(ab); i-- > 0 && !*out;) {
+		const chk_catalog *k = NULL;
+		int rc = chk_am_catalog(&k, ab, chk_am_catalog_name(ab, i), err);
+
+		if (rc != 0)
+			return rc;
+		if (k && k->cat)
+			*out = fbc_catalog_package(k->cat, pkg);
+	}
+	return 0;
+}
+
+/* ab: for an add-mode package, the merge base's build (where a package new in a catalog finds
+ * its reference); NULL for committed catalogs. */
 static int compare_package(chk_ctx *c, chk_out *o, const chk_catalog *kb, const chk_catalog *kh,
-			   const char *pkg, size_t *n_channels, fbc_error *err)
+			   const char *pkg, const chk_am_build *ab, size_t *n_channels,
+			   fbc_error *err)
 {
 	const fbc_package *pb = kb && kb->cat ? fbc_catalog_package(kb->cat, pkg) : NULL;
 	const fbc_package *ph = kh->cat ? fbc_catalog_package(kh->cat, pkg) : NULL;
@@ -187,7 +207,9 @@ static int compare_package(chk_ctx *c, chk_out *o, const chk_catalog *kb, const 
 
 	if (!ph)
 		return 0; /* removed from this catalog: G5 below for its channels */
-	if (!pref && c->settings.layout != FBC_LAYOUT_PLAIN &&
+	if (!pref && ab && (rc = reference_built(&pref, ab, pkg, err)) != 0)
+		return rc;
+	if (!pref && !ab && c->settings.layout != FBC_LAYOUT_PLAIN &&
 	    (rc = reference_package(&pref, c, pkg, err)) != 0)
 		return rc;
 	for (size_t i = 0; i < ph->n_channels && rc == 0; i++) {
@@ -266,13 +288,56 @@ static int compare_package(chk_ctx *c, chk_out *o, const chk_catalog *kb, const 
 	return rc;
 }
 
-int chk_run_graph(chk_ctx *c, chk_out *o, fbc_error *err)
+/* The touched add-mode packages: their channels in each catalog of the merge base's build
+ * against the head's (addmode.c). */
+static int graph_addmode(chk_ctx *c, chk_out *o, size_t *n_channels, size_t *n_built,
+			 fbc_error *err)
 {
-	size_t n_channels = 0;
+	const chk_am_build *ah = NULL, *ab = NULL;
 	int rc;
 
-	if (c->affected.len == 0)
-		return chk_summary(o, "no catalog is affected by this change");
+	if ((rc = chk_am_get(&ah, c, true, err)) != 0 || (rc = chk_am_get(&ab, c, false, err)))
+		return rc;
+	if (!ah || chk_am_error(ah) || chk_am_addmode_count(ah) == 0)
+		return 0; /* `templates` says why a build failed */
+	if (chk_am_error(ab))
+		ab = NULL;
+	for (size_t i = 0; i < chk_am_catalogs(ah); i++) {
+		const char *name = chk_am_catalog_name(ah, i);
+		const chk_catalog *kh = NULL, *kb = NULL;
+		bool any = false;
+
+		if ((rc = chk_am_catalog(&kh, ah, name, err)) != 0 ||
+		    (ab && (rc = chk_am_catalog(&kb, ab, name, err)) != 0))
+			return rc;
+		for (size_t p = 0; p < chk_am_addmode_count(ah); p++) {
+			const char *pkg = chk_am_addmode_package(ah, p, NULL);
+			size_t from = o->findings.len;
+
+			if (kh && kh->cat && fbc_catalog_package(kh->cat, pkg)) {
+				any = true;
+				rc = compare_package(c, o, kb, kh, pkg, ab, n_channels, err);
+			} else if (kb && kb->cat && fbc_catalog_package(kb->cat, pkg)) {
+				rc = chk_add(o, FBC_LEVEL_FAILURE, "", 0, "G5",
+					     "package %s is no longer added to catalog %s: every "
+					     "channel of it is gone",
+					     pkg, name);
+			}
+			if (rc == 0)
+				rc = chk_am_relocate(c, o, from, name, pkg);
+			if (rc != 0)
+				return rc;
+		}
+		*n_built += any;
+	}
+	return 0;
+}
+
+int chk_run_graph(chk_ctx *c, chk_out *o, fbc_error *err)
+{
+	size_t n_channels = 0, n_am_channels = 0, n_built = 0;
+	int rc;
+
 	for (size_t i = 0; i < c->affected.len; i++) {
 		const char *dir = *FBC_VEC_AT(&c->affected, const char *, i);
 		chk_catalog *kh = NULL, *kb = NULL;
@@ -291,7 +356,7 @@ int chk_run_graph(chk_ctx *c, chk_out *o, fbc_error *err)
 			if (c->settings.layout == FBC_LAYOUT_PLAIN && kb && kb->cat &&
 			    strcmp(kb->id, kh->id) == 0)
 				continue;
-			if ((rc = compare_package(c, o, kb, kh, pkg, &n_channels, err)) != 0)
+			if ((rc = compare_package(c, o, kb, kh, pkg, NULL, &n_channels, err)) != 0)
 				return rc;
 		}
 		/* packages removed from the catalog */
@@ -309,6 +374,16 @@ int chk_run_graph(chk_ctx *c, chk_out *o, fbc_error *err)
 				return rc;
 		}
 	}
+	if ((rc = graph_addmode(c, o, &n_am_channels, &n_built, err)) != 0)
+		return rc;
+	if (c->affected.len == 0 && n_built == 0)
+		return chk_summary(o, "no catalog is affected by this change");
+	if (n_built)
+		return chk_summary(o,
+				   "%zu channels compared with the merge base (classic semantics), "
+				   "%zu more of add-mode packages in %zu catalog(s) built as the "
+				   "ingest builds them",
+				   n_channels, n_am_channels, n_built);
 	return chk_summary(o, "%zu channels compared with the merge base (classic semantics)",
 			   n_channels);
 }

@@ -5,10 +5,12 @@
  * render fails at the first differing blob. Bundle images resolve from the package's
  * committed catalogs and its bundle directories at head. Community-operators rendered semver
  * templates with opm v1.46 until July 2026: heads committed before then use those edge rules.
- * Add mode (bundles of packages without templates) is not wired to service/addmode yet.
+ * For a touched package in add mode (no `fbc.enabled`), the package is built at head the way
+ * the ingest will build it (addmode.c): a bundle of this change whose add fails in any
+ * catalog fails the check with the A* rule of index-add.md, at the CSV line it is about.
  *
- * Findings are warnings for now: on community-operators' history 15 merged pull requests give
- * renders that differ from the committed catalogs (some change a template and re-render in a
+ * Render findings are warnings for now: on community-operators' history 15 merged pull requests
+ * give renders that differ from the committed catalogs (some change a template and re-render in a
  * later pull request, others are not understood yet), so a failure here is not yet trusted.
  */
 #include "pipeline/checks/internal.h"
@@ -118,9 +120,98 @@ done:
 	return rc;
 }
 
+static const chk_bundle *added_bundle(const chk_ctx *c, const char *dir)
+{
+	for (size_t i = 0; i < c->bundles.len; i++) {
+		const chk_bundle *b = FBC_VEC_AT(&c->bundles, chk_bundle, i);
+
+		if (b->state == CHK_B_ADDED && strcmp(b->dir, dir) == 0)
+			return b;
+	}
+	return NULL;
+}
+
+/* Where an add failure points: the CSV line the rule is about (index-add.md §8). */
+static void add_failure_at(chk_ctx *c, const chk_bundle *b, const char *rule, const char **path,
+			   int *line)
+{
+	static const char *const replaces[] = {"A19", "A20", "A21", "A22", "A28", NULL};
+	static const char *const version[] = {"A13", "A15", "A23", "A25", "A26", "A31", NULL};
+	static const char *const channels[] = {"A16", "A17", "A18", "A24", "A27", "A29", NULL};
+	const char *csv = chk_csv_file(c, b->dir), *needle = "name:";
+
+	for (size_t i = 0; replaces[i]; i++)
+		if (strcmp(rule, replaces[i]) == 0)
+			needle = "replaces:";
+	for (size_t i = 0; version[i]; i++)
+		if (strcmp(rule, version[i]) == 0)
+			needle = "version:";
+	for (size_t i = 0; channels[i]; i++)
+		if (strcmp(rule, channels[i]) == 0) {
+			*path = fbc_arena_printf(c->arena, "%s/metadata/annotations.yaml", b->dir);
+			*line = chk_line_of(c, *path, 1, "channel");
+			return;
+		}
+	*path = csv ? csv : b->first_path;
+	*line = csv ? chk_line_of(c, csv, 1, needle) : 0;
+	if (csv && !*line)
+		*line = chk_line_of(c, csv, 1, "name:");
+}
+
+/* Add mode: the touched packages without templates, built at head as the ingest will build
+ * them after the merge. An add that fails for a bundle this change adds fails the check (IIB
+ * would fail the release, A36); a finding new at head about anything else (a ci.yaml whose
+ * updateGraph changed, a bundle merged earlier that no longer adds) is a warning. */
+static int check_addmode(chk_ctx *c, chk_out *o, size_t *added, size_t *pkgs, fbc_error *err)
+{
+	const chk_am_build *ah = NULL, *ab = NULL;
+	int rc;
+
+	if ((rc = chk_am_get(&ah, c, true, err)) != 0)
+		return rc;
+	if (!ah)
+		return 0;
+	if (chk_am_error(ah))
+		return chk_add(o, FBC_LEVEL_FAILURE, "operators", 0, "addmode-build",
+			       "the add-mode packages cannot be built at head: %s",
+			       chk_am_error(ah));
+	*pkgs = chk_am_addmode_count(ah);
+	for (size_t i = 0; i < c->bundles.len; i++) {
+		const chk_bundle *b = FBC_VEC_AT(&c->bundles, chk_bundle, i);
+
+		*added += b->state == CHK_B_ADDED && chk_am_is_addmode(ah, b->package);
+	}
+	for (size_t i = 0; i < chk_am_findings(ah); i++) {
+		const char *path, *cat, *rule, *msg, *at = NULL;
+		const chk_bundle *b;
+		int line = 0;
+
+		chk_am_finding(ah, i, &path, &cat, &rule, &msg);
+		if (strcmp(rule, "BUNDLE") == 0 || strcmp(rule, "RENDER") == 0 ||
+		    strcmp(rule, "IN-3") == 0)
+			continue; /* a bundle that does not read or render: `bundles` owns it */
+		if ((b = added_bundle(c, path))) {
+			add_failure_at(c, b, rule, &at, &line);
+			rc = chk_add(o, FBC_LEVEL_FAILURE, at, line, rule, "%s%s%s: %s",
+				     *cat ? "catalog " : "", cat, *cat ? ": adding it fails" : "",
+				     msg);
+		} else {
+			if (!ab && (rc = chk_am_get(&ab, c, false, err)) != 0)
+				return rc;
+			if (ab && !chk_am_error(ab) && chk_am_has_finding(ab, path, cat, rule))
+				continue; /* already so at the merge base */
+			rc = chk_add(o, FBC_LEVEL_WARNING, path, 0, rule, "%s%s%s%s (new at head)",
+				     *cat ? "catalog " : "", cat, *cat ? ": " : "", msg);
+		}
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
 int chk_run_templates(chk_ctx *c, chk_out *o, fbc_error *err)
 {
-	size_t pairs = 0, addmode = 0;
+	size_t pairs = 0, added = 0, pkgs = 0;
 	int rc;
 
 	if (c->settings.layout != FBC_LAYOUT_OPERATORS)
@@ -138,13 +229,11 @@ int chk_run_templates(chk_ctx *c, chk_out *o, fbc_error *err)
 		if (touched && (rc = check_package(c, o, pkg, &pairs, err)) != 0)
 			return rc;
 	}
-	for (size_t i = 0; i < c->bundles.len; i++)
-		addmode += FBC_VEC_AT(&c->bundles, chk_bundle, i)->state == CHK_B_ADDED;
+	if ((rc = check_addmode(c, o, &added, &pkgs, err)) != 0)
+		return rc;
 	return chk_summary(o,
 			   "%zu (template, catalog) renders compared with the committed "
-			   "catalogs (differences are warnings for now)%s",
-			   pairs,
-			   addmode ? "; add mode for new bundles of packages without templates is "
-				     "not checked yet (service/addmode not wired in)"
-				   : "");
+			   "catalogs (differences are warnings for now); %zu touched package(s) "
+			   "in add mode rebuilt from their merge history, %zu new bundle(s) added",
+			   pairs, pkgs, added);
 }

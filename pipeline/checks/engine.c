@@ -416,6 +416,8 @@ static void ctx_dispose(chk_ctx *c)
 	fbc_vec_dispose(&c->other);
 	chk_catalogs_dispose(&c->head_cats, c->cache);
 	chk_catalogs_dispose(&c->mb_cats, c->cache);
+	chk_am_free(c->am_head);
+	chk_am_free(c->am_mb);
 	if (c->own_cache)
 		fbc_checks_cache_free(c->cache);
 }

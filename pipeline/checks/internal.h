@@ -75,6 +75,8 @@ typedef struct chk_out {
 	const char *waiver_package_re_owner; /* unused */
 } chk_out;
 
+typedef struct chk_am_build chk_am_build;
+
 typedef struct chk_ctx {
 	fbc_git *git;
 	fbc_arena *arena; /* the result's */
@@ -93,6 +95,7 @@ typedef struct chk_ctx {
 	fbc_vec templates;     /* of const char * */
 	fbc_vec other;	       /* of const char * */
 	fbc_strmap head_cats, mb_cats; /* dir -> chk_catalog * */
+	chk_am_build *am_head, *am_mb; /* add-mode builds (addmode.c), made on first use */
 	const char *repo_name;
 } chk_ctx;
 
@@ -122,6 +125,38 @@ int chk_line_of(chk_ctx *c, const char *path, int from, const char *needle);
 /* Read a head file (malloc'd). */
 int chk_read_head(char **data, size_t *len, chk_ctx *c, const char *path, size_t max,
 		  fbc_error *err);
+
+/* The add-mode packages among the touched ones, built as the ingest builds them (addmode.c),
+ * at head or at the merge base, made on first use and kept in the context. *out is NULL
+ * outside the operator layout or when no package is touched. A build that cannot run (no
+ * operators/ directory at that commit...) is not an error: chk_am_error says why. */
+int chk_am_get(const chk_am_build **out, chk_ctx *c, bool head, fbc_error *err);
+void chk_am_free(chk_am_build *b);
+const char *chk_am_error(const chk_am_build *b); /* NULL when it was built */
+/* Its catalogs: their names, and each loaded and validated on first use (dir
+ * "catalogs/<name>"; cat NULL and load_error set when it does not load; *out NULL when the
+ * build has no such catalog). */
+size_t chk_am_catalogs(const chk_am_build *b);
+const char *chk_am_catalog_name(const chk_am_build *b, size_t i);
+int chk_am_catalog(const chk_catalog **out, const chk_am_build *b, const char *name,
+		   fbc_error *err);
+/* The touched packages that are in add mode, and their mode's name. */
+size_t chk_am_addmode_count(const chk_am_build *b);
+const char *chk_am_addmode_package(const chk_am_build *b, size_t i, const char **mode);
+bool chk_am_is_addmode(const chk_am_build *b, const char *pkg);
+/* The build's findings (pipeline/catalogs: path, catalog or "", rule, message). */
+size_t chk_am_findings(const chk_am_build *b);
+void chk_am_finding(const chk_am_build *b, size_t i, const char **path, const char **catalog,
+		    const char **rule, const char **message);
+bool chk_am_has_finding(const chk_am_build *b, const char *path, const char *catalog,
+			const char *rule);
+/* Findings from index `from` of o on are about a catalog built in add mode, whose files are
+ * not in the repository: point them at the change (the CSV of the package's first bundle
+ * this change adds, at its replaces line; else the package's ci.yaml; else its first
+ * changed file) and name the catalog in the message. */
+int chk_am_relocate(chk_ctx *c, chk_out *o, size_t from, const char *catalog, const char *pkg);
+/* The manifests/ file of a bundle directory at head holding its CSV (first by name), or NULL. */
+const char *chk_csv_file(chk_ctx *c, const char *dir);
 
 /* Checks (check_*.c). */
 int chk_run_changes(chk_ctx *c, chk_out *o, fbc_error *err);

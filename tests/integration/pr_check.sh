@@ -132,6 +132,27 @@ owns twopkgs changes many-packages operators/kepler-operator/ci.yaml 0 pr10029^
 mutate nocsv "git rm -q operators/kaoto-operator/2.11.0/manifests/*clusterserviceversion*" pr10029
 owns nocsv bundles B3 operators/kaoto-operator/2.11.0/manifests 1 pr10029^
 
+# kaoto-operator is in add mode (replaces-mode, no fbc.enabled): the checks build it from its
+# merge history as the ingest will. 2.11.0 replacing a version never added: IIB's add fails.
+KCSV=operators/kaoto-operator/2.11.0/manifests/kaoto-operator.clusterserviceversion.yaml
+KANN=operators/kaoto-operator/2.11.0/metadata/annotations.yaml
+mutate addfails "sed -i 's/replaces: kaoto-operator.v2.10.0/replaces: kaoto-operator.v2.9.9/' $KCSV" pr10029
+owns addfails templates A20 "$KCSV" 254 pr10029^
+# 2.11.0 alone in a new default channel: subscriptions to alpha lose their upgrade (G5 in
+# every catalog the v4.13-v4.18 label admits)
+mutate addchannel "sed -i '/replaces: kaoto-operator.v2.10.0/d' $KCSV && sed -i 's/channels.v1: alpha/channels.v1: beta\\n  operators.operatorframework.io.bundle.channel.default.v1: beta/' $KANN" pr10029
+owns addchannel graph G5 "$KCSV" 0 pr10029^
+if python3 - "$T/out" <<'PY'; then pass; else fail "add-mode G5 names its catalogs"; fi
+import json, sys
+doc = json.load(open(sys.argv[1]))
+g = [c for c in doc["checks"] if c["id"] == "graph"][0]
+cats = sorted({a["message"].split(" ")[1] for a in g["annotations"] if a["code"] == "G5"})
+want = ["v4.%d" % n for n in range(13, 19)]
+if cats != want:
+    print("    G5 in", cats, "expected", want)
+    sys.exit(1)
+PY
+
 mutate outside "mkdir -p docs && echo x > docs/notes.md"
 owns outside changes outside-layout docs/notes.md 0
 

@@ -468,6 +468,73 @@ static void graph__G6_unreachable_new_bundle(void **state)
 	fbc_checks_result_free(r);
 }
 
+/* ---------------------------------------------------------------- add mode */
+/* foo has no fbc.enabled: its bundles are added to every catalog as IIB adds them (replaces
+ * mode), and the checks build it as the ingest will. */
+
+#define CSV2 "operators/foo/2.0.0/manifests/foo.clusterserviceversion.yaml"
+
+static void addmode__add_that_fails_fails_templates(void **state)
+{
+	fbc_checks_result *r;
+	const fbc_finding *f;
+
+	/* 2.0.0 replaces 1.5.0, which was never added: IIB's add fails (A20) */
+	change("sh ../mkbundle.sh foo 2.0.0 1.5.0");
+	r = run();
+	expect(r, "templates", "A20", CSV2, 9); /* the CSV's replaces line */
+	f = finding(r, "templates", "A20");
+	assert_int_equal(f->level, FBC_LEVEL_FAILURE);
+	assert_non_null(strstr(f->message, "catalog v4.16: adding it fails"));
+	assert_non_null(strstr(f->message, "foo.v1.5.0"));
+	assert_string_equal(failing(r), "templates ");
+	assert_non_null(
+		strstr(check(r, "templates")->summary,
+		       "1 touched package(s) in add mode rebuilt from their merge history"));
+	fbc_checks_result_free(r);
+	/* the same bundle replacing 1.0.0 adds cleanly, and graph compares the built package */
+	change("sh ../mkbundle.sh foo 2.0.0 1.0.0");
+	r = run();
+	assert_string_equal(failing(r), "");
+	assert_non_null(strstr(check(r, "graph")->summary,
+			       "2 more of add-mode packages in 2 catalog(s) built"));
+	fbc_checks_result_free(r);
+}
+
+/* A new bundle in a new default channel that upgrades nothing: subscriptions to the default
+ * channel lose their upgrade from the old head (clusterpulse did this in community-operators
+ * PR 9025 through its catalogs). Found with the one-replay build and, when ci.yaml changes
+ * too, with two separate builds. */
+static void addmode__default_channel_moved_fails_graph(void **state)
+{
+	static const char *const scripts[] = {
+		"sh ../mkbundle.sh foo 2.0.0 && sed -i 's/channels.v1: stable/channels.v1: "
+		"fast\\n  operators.operatorframework.io.bundle.channel.default.v1: fast/' "
+		"operators/foo/2.0.0/metadata/annotations.yaml",
+		"sh ../mkbundle.sh foo 2.0.0 && sed -i 's/channels.v1: stable/channels.v1: "
+		"fast\\n  operators.operatorframework.io.bundle.channel.default.v1: fast/' "
+		"operators/foo/2.0.0/metadata/annotations.yaml && echo '# reviewed' >> "
+		"operators/foo/ci.yaml",
+	};
+
+	for (size_t i = 0; i < 2; i++) {
+		fbc_checks_result *r;
+		const fbc_finding *f;
+
+		change(scripts[i]);
+		r = run();
+		expect(r, "graph", "G5", CSV2, 4); /* no replaces: the CSV's name line */
+		f = finding(r, "graph", "G5");
+		assert_non_null(strstr(f->message, "catalog v4.16 (add mode): package foo: the "
+						   "default channel changed from stable to fast"));
+		assert_string_equal(failing(r), "graph ");
+		assert_non_null(strstr(check(r, "catalogs")->summary,
+				       "2 more built in add mode as the ingest builds them, 0 "
+				       "findings"));
+		fbc_checks_result_free(r);
+	}
+}
+
 /* --------------------------------------------------------------------- crds */
 
 static void crds__served_version_removed_fails(void **state)
@@ -726,6 +793,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(graph__G4_head_went_back),
 		cmocka_unit_test(graph__G5_channel_removed),
 		cmocka_unit_test(graph__G6_unreachable_new_bundle),
+		cmocka_unit_test(addmode__add_that_fails_fails_templates),
+		cmocka_unit_test(addmode__default_channel_moved_fails_graph),
 		cmocka_unit_test(crds__served_version_removed_fails),
 		cmocka_unit_test(crds__v1_safety_rules_warn),
 		cmocka_unit_test(crds__same_crd_is_clean),
