@@ -34,6 +34,7 @@ cat > "$T/exceptions" <<'EOF'
 7957 bundles:read operators/aws-neuron-operator/0.0.2 has no manifests/ and metadata/: not a registry+v1 bundle
 8193 bundles:version-dir operators/node-healthcheck-operator/0.8.1 holds a CSV whose spec.version is 0.8.0
 8648 bundles:version-dir operators/aws-neuron-operator/0.0.4 holds a CSV whose spec.version is 0.1.2
+8860 templates:stale-render promotion to v4.21 copied an older render of v4.20 that lacks clusterpulse 1.0.0, which the template already lists (v4.20 itself is current)
 EOF
 mkdir -p "$T/prs"
 n=0
@@ -85,6 +86,38 @@ print(n, "pull requests replayed,", bad, "unexpected")
 sys.exit(1 if bad or n == 0 else 0)
 PY
 
+# the templates check on real history (templates.md §7): a bundle pull request that appends
+# to a template and leaves the catalogs to the release automation is a warning; a promotion
+# copy rendered by opm v1.46 matches the other rules; a bot-written catalog with the same
+# blobs in another YAML style is a formatting warning
+for pr in 10590 10540 8682 10418; do # the sanitizer build replays only every 8th
+	[ -f "$T/prs/$pr.json" ] || "$FBCD" pr check --repo "$REPO" --base "refs/pull/$pr/head^" \
+		--head "refs/pull/$pr/head" --output json >"$T/prs/$pr.json" 2>/dev/null
+done
+if python3 - "$T/prs" <<'PY'; then pass; else fail "templates on real history"; fi
+import json, sys
+d = sys.argv[1]
+def tpl(pr):
+    doc = json.load(open("%s/%s.json" % (d, pr)))
+    return [c for c in doc["checks"] if c["id"] == "templates"][0]
+bad = 0
+t = tpl("10590")
+codes = sorted({(a["level"], a["code"]) for a in t["annotations"]})
+if t["conclusion"] != "warning" or codes != [("warning", "stale-render")] or len(t["annotations"]) != 11:
+    print("    10590:", t["conclusion"], codes, len(t["annotations"])); bad += 1
+t = tpl("10540")
+if t["conclusion"] != "success" or "(6 matched the other opm's semver rules" not in t["summary"]:
+    print("    10540:", t["conclusion"], t["summary"]); bad += 1
+t = tpl("8682")
+if t["conclusion"] != "warning" or "5 differ only in formatting" not in t["summary"] or \
+        {a["code"] for a in t["annotations"]} != {"format"}:
+    print("    8682:", t["conclusion"], t["summary"]); bad += 1
+t = tpl("10418")
+if t["conclusion"] != "success" or not t["summary"].startswith("11 (template, catalog) renders"):
+    print("    10418:", t["conclusion"], t["summary"]); bad += 1
+sys.exit(1 if bad else 0)
+PY
+
 # --------------------------------------------------------------- 2. mutations
 git clone -q "$REPO" "$T/w"
 W="$T/w"
@@ -94,17 +127,20 @@ mutate() {
 	(cd "$W" && git checkout -qf -B "$1" "${3:-origin/main}" && sh -c "$2" && git add -A &&
 		git commit -qm "$1") >/dev/null 2>&1 || fail "cannot make mutation $1"
 }
-# owns NAME CHECK CODE PATH LINE [BASE]: only CHECK fails (permissions aside), with CODE at
-# PATH:LINE, the pull request being NAME against BASE (origin/main)
+# owns NAME CHECK CODE PATH LINE [BASE [ALSO]]: only CHECK fails (permissions aside; ALSO, a
+# comma-separated list, fails too), with CODE at PATH:LINE, the pull request being NAME
+# against BASE (origin/main). A hand edit of a template-managed catalog is also a stale
+# render, so mutations of committed catalogs fail `templates` too (ALSO=templates).
 owns() {
 	run pr check --repo "$W" --base "${6:-origin/main}" --head "$1" --output json
-	if python3 - "$T/out" "$2" "$3" "$4" "$5" <<'PY'; then pass; else fail "mutation $1"; fi
+	if python3 - "$T/out" "$2" "$3" "$4" "$5" "${7:-}" <<'PY'; then pass; else fail "mutation $1"; fi
 import json, sys
 doc = json.load(open(sys.argv[1]))
 check, code, path, line = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
-failing = [c["id"] for c in doc["checks"] if c["conclusion"] == "failure"]
-if failing != [check]:
-    print("    failing checks:", failing, "expected", [check])
+want = sorted([check] + [x for x in sys.argv[6].split(",") if x])
+failing = sorted(c["id"] for c in doc["checks"] if c["conclusion"] == "failure")
+if failing != want:
+    print("    failing checks:", failing, "expected", want)
     for c in doc["checks"]:
         for a in c["annotations"]:
             if a["level"] == "failure":
@@ -153,20 +189,26 @@ if cats != want:
     sys.exit(1)
 PY
 
+# a real template pull request (kairos-operator 2.1.0 rendered into catalogs v4.12-v4.22)
+# whose v4.20 catalog is edited by hand: no longer the render of the template
+git -C "$W" fetch -q origin refs/pull/10418/head:pr10418
+mutate stale "sed -i '349s/displayName: Mode\$/displayName: Mode of operation/' catalogs/v4.20/kairos-operator/catalog.yaml" pr10418
+owns stale templates stale-render catalogs/v4.20/kairos-operator/catalog.yaml 15 pr10418^
+
 mutate outside "mkdir -p docs && echo x > docs/notes.md"
 owns outside changes outside-layout docs/notes.md 0
 
 mutate nowhere "sed -i '17s/replaces: kepler-operator.v0.22.0/replaces: kepler-operator.v0.0.1/' $CAT"
-owns nowhere catalogs V4 "$CAT" 9
+owns nowhere catalogs V4 "$CAT" 9 origin/main templates
 
 mutate middle "sed -i '16,17d' $CAT"
-owns middle catalogs V4 "$CAT" 9
+owns middle catalogs V4 "$CAT" 9 origin/main templates
 
 mutate registry "sed -i '24s#quay.io/community-operator-pipeline-prod/#docker.io/evil/#' $CAT"
-owns registry policy registry "$CAT" 24
+owns registry policy registry "$CAT" 24 origin/main templates
 
 mutate bundleobject "sed -i '27a- type: olm.bundle.object\n  value:\n    data: eyJraW5kIjoiQ29uZmlnTWFwIiwiYXBpVmVyc2lvbiI6InYxIn0=' $CAT"
-owns bundleobject policy bundle-object "$CAT" 28
+owns bundleobject policy bundle-object "$CAT" 28 origin/main templates
 
 # text output: path:line: level: check/code: message, then the table
 run pr check --repo "$W" --base origin/main --head registry
