@@ -7,6 +7,7 @@
 #include "service/bundle/bundle.h"
 #include "service/load/load.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -359,6 +360,8 @@ static int add_bundle(fbc_repo_catalogs *rc, input *x, const fbc_repo_opts *o, f
 	int r = 0;
 	bool failed = false;
 
+	size_t seq = rc->seq++;
+
 	next = calloc(rc->catalogs.len + 1, sizeof(*next));
 	if (!next)
 		return oom(err);
@@ -402,8 +405,15 @@ static int add_bundle(fbc_repo_catalogs *rc, input *x, const fbc_repo_opts *o, f
 		for (k = 0; k < rc->catalogs.len; k++) {
 			repo_catalog *c = FBC_VEC_AT(&rc->catalogs, repo_catalog, k);
 
+			size_t *slot;
+
 			if (!next[k])
 				continue;
+			if (!(slot = fbc_vec_push(&c->adds))) {
+				r = oom(err);
+				goto done;
+			}
+			*slot = seq;
 			fbc_addmode_index_free(c->ix);
 			c->ix = next[k];
 			next[k] = NULL;
@@ -498,6 +508,8 @@ static int read_config(fbc_repo_catalogs *rc, fbc_tree *t, fbc_error *err)
 	return rc->image_prefix ? 0 : oom(err);
 }
 
+static _Atomic uint64_t replays; /* ids of replays (fbc_repo_catalogs_same) */
+
 static bool listed(const char *name, const char *const *names, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -531,6 +543,8 @@ static int snapshot(fbc_repo_catalogs **out, const fbc_repo_catalogs *rc, fbc_er
 	fbc_vec_init(&s->findings, sizeof(fbc_repo_finding));
 	if (!(s->image_prefix = strdup(rc->image_prefix)))
 		goto oom;
+	s->replay = rc->replay;
+	s->seq = rc->seq;
 	for (i = 0; i < rc->pkgs.len; i++) {
 		const repo_pkg *p = FBC_VEC_AT(&rc->pkgs, repo_pkg, i);
 		repo_pkg *q = fbc_vec_push(&s->pkgs);
@@ -557,6 +571,14 @@ static int snapshot(fbc_repo_catalogs **out, const fbc_repo_catalogs *rc, fbc_er
 			goto oom;
 		memset(d, 0, sizeof(*d));
 		fbc_vec_init(&d->files, sizeof(repo_file));
+		fbc_vec_init(&d->adds, sizeof(size_t));
+		for (j = 0; j < c->adds.len; j++) {
+			size_t *slot = fbc_vec_push(&d->adds);
+
+			if (!slot)
+				goto oom;
+			*slot = *FBC_VEC_AT(&c->adds, size_t, j);
+		}
 		d->ocp = c->ocp;
 		d->csv_meta = c->csv_meta;
 		if (!(d->name = strdup(c->name)) ||
@@ -613,6 +635,7 @@ int fbc_repo_catalogs_build_with(fbc_repo_catalogs **out, fbc_repo_catalogs **be
 	fbc_vec_init(&rc->catalogs, sizeof(repo_catalog));
 	fbc_vec_init(&rc->pkgs, sizeof(repo_pkg));
 	fbc_vec_init(&rc->findings, sizeof(fbc_repo_finding));
+	rc->replay = atomic_fetch_add(&replays, 1) + 1;
 	if ((r = read_config(rc, tree, err)) != 0)
 		goto done;
 	/* packages */
@@ -663,6 +686,7 @@ int fbc_repo_catalogs_build_with(fbc_repo_catalogs **out, fbc_repo_catalogs **be
 			goto done;
 		}
 		fbc_vec_init(&c->files, sizeof(repo_file));
+		fbc_vec_init(&c->adds, sizeof(size_t));
 		c->name = strdup(*FBC_VEC_AT(&names, char *, i));
 		if (!c->name) {
 			r = oom(err);
@@ -719,6 +743,7 @@ void fbc_repo_catalogs_free(fbc_repo_catalogs *rc)
 			free(FBC_VEC_AT(&c->files, repo_file, j)->data);
 		}
 		fbc_vec_dispose(&c->files);
+		fbc_vec_dispose(&c->adds);
 		fbc_addmode_index_free(c->ix);
 		free(c->name);
 	}
@@ -730,6 +755,35 @@ void fbc_repo_catalogs_free(fbc_repo_catalogs *rc)
 	fbc_arena_free(rc->arena);
 	free(rc->image_prefix);
 	free(rc);
+}
+
+bool fbc_repo_catalogs_related(const fbc_repo_catalogs *a, const fbc_repo_catalogs *b)
+{
+	return a && b && a->replay == b->replay;
+}
+
+bool fbc_repo_catalogs_same(const fbc_repo_catalogs *a, size_t i, const fbc_repo_catalogs *b,
+			    size_t j)
+{
+	const repo_catalog *x, *y;
+
+	if (!a || !b || a->replay != b->replay || i >= a->catalogs.len || j >= b->catalogs.len)
+		return false;
+	x = FBC_VEC_AT(&a->catalogs, repo_catalog, i);
+	y = FBC_VEC_AT(&b->catalogs, repo_catalog, j);
+	if (x->csv_meta != y->csv_meta || x->adds.len != y->adds.len ||
+	    x->files.len != y->files.len ||
+	    (x->adds.len && memcmp(x->adds.items, y->adds.items, x->adds.len * sizeof(size_t))))
+		return false;
+	for (size_t k = 0; k < x->files.len; k++) {
+		const repo_file *f = FBC_VEC_AT(&x->files, repo_file, k),
+				*g = FBC_VEC_AT(&y->files, repo_file, k);
+
+		if (f->len != g->len || strcmp(f->path, g->path) != 0 ||
+		    (f->len && memcmp(f->data, g->data, f->len) != 0))
+			return false;
+	}
+	return true;
 }
 
 size_t fbc_repo_catalogs_count(const fbc_repo_catalogs *rc)

@@ -123,6 +123,16 @@ const char *fbc_repo_catalogs_name(const fbc_repo_catalogs *rc, size_t i);
 /* The files of catalog i (paths relative to the catalog directory) as a
  * tree in memory, to load or validate. */
 int fbc_repo_catalogs_tree(fbc_tree **out, const fbc_repo_catalogs *rc, size_t i, fbc_error *err);
+/* True when catalog i of a and catalog j of b certainly hold the same files:
+ * both come from one replay (a build and the snapshot fbc_repo_catalogs_
+ * build_with took of it), are migrated alike, hold the same committed files
+ * and received the same bundles in the same order (adds are deterministic).
+ * False means not known to be the same. */
+bool fbc_repo_catalogs_same(const fbc_repo_catalogs *a, size_t i, const fbc_repo_catalogs *b,
+			    size_t j);
+/* Do a and b come from one replay (a build and its snapshot)? Then catalogs
+ * that are not fbc_repo_catalogs_same received different bundles. */
+bool fbc_repo_catalogs_related(const fbc_repo_catalogs *a, const fbc_repo_catalogs *b);
 /* The files of catalog i serialised for comparison (each as "<path length>
  * <data length>\n<path><data>", in tree order), appended to out: two
  * catalogs with the same content give the same bytes. */

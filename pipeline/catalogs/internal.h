@@ -10,6 +10,7 @@
 #include "service/base/vec.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* The state of a build (catalogs.c builds it, output.c writes it out). */
 typedef struct repo_file {
@@ -24,6 +25,7 @@ typedef struct repo_catalog {
 	bool csv_meta; /* v4.17 and later: bundle-object-to-csv-metadata */
 	fbc_vec files; /* of repo_file: committed files of template-managed packages */
 	fbc_addmode_index *ix;
+	fbc_vec adds; /* of size_t: the replay's number of every bundle added to it, in order */
 } repo_catalog;
 
 typedef struct repo_pkg {
@@ -39,6 +41,8 @@ struct fbc_repo_catalogs {
 	fbc_vec findings; /* of fbc_repo_finding */
 	fbc_arena *arena; /* finding strings */
 	char *image_prefix;
+	uint64_t replay; /* this replay's id, shared with its snapshot */
+	size_t seq;	 /* bundles tried so far in the replay */
 };
 
 /* Sorted names of the directories under dir (malloc'd; dispose below). */

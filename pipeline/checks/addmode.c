@@ -21,7 +21,9 @@
  * later alike, the merge base like head where the change adds nothing to them) are loaded
  * and validated once. Contents are compared byte for byte. */
 typedef struct am_loaded {
-	char *content;
+	const fbc_repo_catalogs *rc; /* where it was loaded from (catalog idx) */
+	size_t idx;
+	char *content; /* NULL until a comparison by content needs it */
 	size_t len;
 	fbc_catalog *cat;
 	fbc_diags *diags;
@@ -100,35 +102,69 @@ static int load_new(am_loaded *l, const fbc_repo_catalogs *rc, size_t i, const c
 	return 0;
 }
 
-static int load_catalog(chk_catalog *k, chk_am_build *b, size_t i, fbc_error *err)
+static int content_of(char **out, size_t *len, const fbc_repo_catalogs *rc, size_t i,
+		      fbc_error *err)
 {
 	fbc_buf content;
-	am_loaded *l = NULL;
-	int rc;
+	int rc2;
 
 	fbc_buf_init(&content, 0);
-	if ((rc = fbc_repo_catalogs_content(&content, b->rc, i, err)) != 0) {
+	if ((rc2 = fbc_repo_catalogs_content(&content, rc, i, err)) != 0) {
 		fbc_buf_dispose(&content);
-		return rc;
+		return rc2;
+	}
+	*out = fbc_buf_detach(&content, len);
+	if (!*out && !(*out = calloc(1, 1)))
+		return fbc_error_set(err, FBC_ENOMEM, "", "out of memory");
+	return 0;
+}
+
+/* Catalog i of b, loaded: the pool's item when the same replay gave the same adds (no
+ * rendering needed), or, from another replay (two builds), when the content is byte for byte
+ * the same; else a new item. */
+static int load_catalog(chk_catalog *k, chk_am_build *b, size_t i, fbc_error *err)
+{
+	am_loaded *l = NULL;
+	char *content = NULL;
+	size_t len = 0;
+	int rc;
+
+	for (size_t j = 0; j < b->pool->items.len && !l; j++) {
+		am_loaded *x = FBC_VEC_AT(&b->pool->items, am_loaded, j);
+
+		if (fbc_repo_catalogs_same(x->rc, x->idx, b->rc, i))
+			l = x;
 	}
 	for (size_t j = 0; j < b->pool->items.len && !l; j++) {
 		am_loaded *x = FBC_VEC_AT(&b->pool->items, am_loaded, j);
 
-		if (x->len == content.len &&
-		    (!x->len || memcmp(x->content, content.data, x->len) == 0))
+		if (fbc_repo_catalogs_related(x->rc, b->rc))
+			continue; /* other bundles: not worth rendering to compare */
+		if (!content && (rc = content_of(&content, &len, b->rc, i, err)) != 0)
+			return rc;
+		if (!x->content &&
+		    (rc = content_of(&x->content, &x->len, x->rc, x->idx, err)) != 0) {
+			free(content);
+			return rc;
+		}
+		if (x->len == len && memcmp(x->content, content, len) == 0)
 			l = x;
 	}
 	if (!l) {
 		if (!(l = fbc_vec_push(&b->pool->items))) {
-			fbc_buf_dispose(&content);
+			free(content);
 			return fbc_error_set(err, FBC_ENOMEM, k->dir, "out of memory");
 		}
 		memset(l, 0, sizeof(*l));
-		l->content = fbc_buf_detach(&content, &l->len);
+		l->rc = b->rc;
+		l->idx = i;
+		l->content = content;
+		l->len = len;
+		content = NULL;
 		if ((rc = load_new(l, b->rc, i, k->dir, err)) != 0)
 			return rc; /* the item stays, freed with the pool */
 	}
-	fbc_buf_dispose(&content);
+	free(content);
 	k->cat = l->cat;
 	k->diags = l->diags;
 	snprintf(k->load_error, sizeof(k->load_error), "%s", l->load_error);
