@@ -501,6 +501,34 @@ static void addmode__add_that_fails_fails_templates(void **state)
 	fbc_checks_result_free(r);
 }
 
+/* A new bundle that requires an API nothing provides: the built catalogs do not resolve it,
+ * a warning (dependencies on other add-mode packages could be the cause: they are not built). */
+static void addmode__unresolvable_dependency_warns(void **state)
+{
+	fbc_checks_result *r;
+	const fbc_finding *f;
+
+	change("sh ../mkbundle.sh foo 2.0.0 1.0.0 && printf 'dependencies:\n- type: olm.gvk\n  "
+	       "value: {group: missing.io, kind: Nope, version: v1}\n' > "
+	       "operators/foo/2.0.0/metadata/dependencies.yaml");
+	r = run();
+	expect(r, "resolve", "unsatisfiable", CSV2, 9);
+	f = finding(r, "resolve", "unsatisfiable");
+	assert_int_equal(f->level, FBC_LEVEL_WARNING);
+	assert_non_null(strstr(f->message, "catalog v4.16 (add mode): installing foo from "
+					   "channel stable cannot be resolved"));
+	assert_int_equal(check(r, "resolve")->conclusion, FBC_CONCL_WARNING);
+	assert_string_equal(failing(r), "");
+	fbc_checks_result_free(r);
+	/* without the dependency every built head resolves */
+	change("sh ../mkbundle.sh foo 2.0.0 1.0.0");
+	r = run();
+	assert_int_equal(check(r, "resolve")->conclusion, FBC_CONCL_SUCCESS);
+	assert_non_null(strstr(check(r, "resolve")->summary,
+			       "2 more of add-mode packages in their built catalogs"));
+	fbc_checks_result_free(r);
+}
+
 /* A new bundle in a new default channel that upgrades nothing: subscriptions to the default
  * channel lose their upgrade from the old head (clusterpulse did this in community-operators
  * PR 9025 through its catalogs). Found with the one-replay build and, when ci.yaml changes
@@ -795,6 +823,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(graph__G6_unreachable_new_bundle),
 		cmocka_unit_test(addmode__add_that_fails_fails_templates),
 		cmocka_unit_test(addmode__default_channel_moved_fails_graph),
+		cmocka_unit_test(addmode__unresolvable_dependency_warns),
 		cmocka_unit_test(crds__served_version_removed_fails),
 		cmocka_unit_test(crds__v1_safety_rules_warn),
 		cmocka_unit_test(crds__same_crd_is_clean),
