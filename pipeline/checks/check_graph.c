@@ -154,8 +154,49 @@ static int compare_channel(chk_ctx *c, chk_out *o, const chk_catalog *k, const f
 	return 0;
 }
 
+/* Does every blob of package p (head) come from its own directory "<pkg>/" of the catalog? */
+static bool in_own_dir(const fbc_package *p)
+{
+	size_t n = strlen(p->name);
+	bool ok = p->loc.file && strncmp(p->loc.file, p->name, n) == 0 && p->loc.file[n] == '/';
+
+	for (size_t i = 0; ok && i < p->n_channels; i++)
+		ok = p->channels[i]->loc.file &&
+		     strncmp(p->channels[i]->loc.file, p->name, n) == 0 &&
+		     p->channels[i]->loc.file[n] == '/';
+	for (size_t i = 0; ok && i < p->n_bundles; i++)
+		ok = p->bundles[i]->loc.file && strncmp(p->bundles[i]->loc.file, p->name, n) == 0 &&
+		     p->bundles[i]->loc.file[n] == '/';
+	return ok;
+}
+
+/* The merge base's side of catalog dir for package pkg. In the operator layout a package's
+ * blobs live in its own directory <dir>/<pkg>/ (checked at head by in_own_dir): only that
+ * directory is loaded at the merge base, so a change to one package of a big catalog loads
+ * the whole catalog once (at head, where `catalogs` validates it), not twice. Otherwise, or
+ * when the package is not found there, the whole catalog. */
+static int base_side(chk_catalog **out, chk_ctx *c, const char *dir, const char *pkg, bool own_dir,
+		     fbc_error *err)
+{
+	int rc;
+
+	*out = NULL;
+	if (c->settings.layout == FBC_LAYOUT_OPERATORS && own_dir && *dir) {
+		const char *sub = fbc_arena_printf(c->arena, "%s/%s", dir, pkg);
+
+		if (!sub)
+			return fbc_error_set(err, FBC_ENOMEM, dir, "out of memory");
+		if ((rc = chk_catalog_get(out, c, false, sub, err)) != 0)
+			return rc;
+		if (*out && (*out)->cat && fbc_catalog_package((*out)->cat, pkg))
+			return 0;
+	}
+	return chk_catalog_get(out, c, false, dir, err);
+}
+
 /* The package in the last catalog at the merge base that has it (NULL if none). */
-static int reference_package(const fbc_package **out, chk_ctx *c, const char *pkg, fbc_error *err)
+static int reference_package(const fbc_package **out, chk_ctx *c, const char *pkg, bool own_dir,
+			     fbc_error *err)
 {
 	fbc_vec dirs;
 	int rc;
@@ -167,7 +208,7 @@ static int reference_package(const fbc_package **out, chk_ctx *c, const char *pk
 	for (size_t i = dirs.len; i-- > 0 && !*out;) {
 		chk_catalog *k = NULL;
 
-		if ((rc = chk_catalog_get(&k, c, false, *FBC_VEC_AT(&dirs, const char *, i), err)))
+		if ((rc = base_side(&k, c, *FBC_VEC_AT(&dirs, const char *, i), pkg, own_dir, err)))
 			goto done;
 		if (k && k->cat)
 			*out = fbc_catalog_package(k->cat, pkg);
@@ -210,7 +251,7 @@ static int compare_package(chk_ctx *c, chk_out *o, const chk_catalog *kb, const 
 	if (!pref && ab && (rc = reference_built(&pref, ab, pkg, err)) != 0)
 		return rc;
 	if (!pref && !ab && c->settings.layout != FBC_LAYOUT_PLAIN &&
-	    (rc = reference_package(&pref, c, pkg, err)) != 0)
+	    (rc = reference_package(&pref, c, pkg, in_own_dir(ph), err)) != 0)
 		return rc;
 	for (size_t i = 0; i < ph->n_channels && rc == 0; i++) {
 		const fbc_channel *ch = ph->channels[i];
@@ -342,36 +383,63 @@ int chk_run_graph(chk_ctx *c, chk_out *o, fbc_error *err)
 		const char *dir = *FBC_VEC_AT(&c->affected, const char *, i);
 		chk_catalog *kh = NULL, *kb = NULL;
 
-		if ((rc = chk_catalog_get(&kh, c, true, dir, err)) != 0 ||
-		    (rc = chk_catalog_get(&kb, c, false, dir, err)) != 0)
+		if ((rc = chk_catalog_get(&kh, c, true, dir, err)) != 0)
 			return rc;
 		if (!kh || !kh->cat)
 			continue;
-		for (size_t p = 0; p < kh->cat->n_sorted_packages; p++) {
-			const char *pkg = kh->cat->sorted_packages[p]->name;
-
-			if (c->settings.layout != FBC_LAYOUT_PLAIN &&
-			    !chk_strvec_has(&c->packages, pkg))
-				continue;
-			if (c->settings.layout == FBC_LAYOUT_PLAIN && kb && kb->cat &&
-			    strcmp(kb->id, kh->id) == 0)
-				continue;
-			if ((rc = compare_package(c, o, kb, kh, pkg, NULL, &n_channels, err)) != 0)
+		if (c->settings.layout == FBC_LAYOUT_PLAIN) {
+			/* every package: the whole catalog at the merge base */
+			if ((rc = chk_catalog_get(&kb, c, false, dir, err)) != 0)
 				return rc;
+			for (size_t p = 0; p < kh->cat->n_sorted_packages; p++) {
+				if (kb && kb->cat && strcmp(kb->id, kh->id) == 0)
+					break;
+				if ((rc = compare_package(c, o, kb, kh,
+							  kh->cat->sorted_packages[p]->name, NULL,
+							  &n_channels, err)) != 0)
+					return rc;
+			}
+		} else {
+			/* the touched packages, each from its own side at the merge base */
+			for (size_t p = 0; p < c->packages.len; p++) {
+				const char *pkg = *FBC_VEC_AT(&c->packages, const char *, p);
+				const fbc_package *ph = fbc_catalog_package(kh->cat, pkg);
+
+				if (!ph)
+					continue;
+				if ((rc = base_side(&kb, c, dir, pkg, in_own_dir(ph), err)) != 0 ||
+				    (rc = compare_package(c, o, kb, kh, pkg, NULL, &n_channels,
+							  err)) != 0)
+					return rc;
+			}
 		}
 		/* packages removed from the catalog */
-		for (size_t p = 0; kb && kb->cat && p < kb->cat->n_sorted_packages; p++) {
-			const fbc_package *pb = kb->cat->sorted_packages[p];
+		for (size_t p = 0; p < c->packages.len && c->settings.layout != FBC_LAYOUT_PLAIN;
+		     p++) {
+			const char *pkg = *FBC_VEC_AT(&c->packages, const char *, p);
 
-			if (!fbc_catalog_package(kh->cat, pb->name) &&
-			    (c->settings.layout == FBC_LAYOUT_PLAIN ||
-			     chk_strvec_has(&c->packages, pb->name)) &&
-			    (rc = chk_add(
-				     o, FBC_LEVEL_FAILURE, kh->dir, 0, "G5",
-				     "package %s was removed from catalog %s: every channel of "
-				     "it is gone",
-				     pb->name, kh->name)))
+			if (fbc_catalog_package(kh->cat, pkg))
+				continue;
+			if ((rc = base_side(&kb, c, dir, pkg, true, err)) != 0)
 				return rc;
+			if (kb && kb->cat && fbc_catalog_package(kb->cat, pkg) &&
+			    (rc = chk_add(o, FBC_LEVEL_FAILURE, kh->dir, 0, "G5",
+					  "package %s was removed from catalog %s: every channel "
+					  "of it is gone",
+					  pkg, kh->name)))
+				return rc;
+		}
+		if (c->settings.layout == FBC_LAYOUT_PLAIN) {
+			for (size_t p = 0; kb && kb->cat && p < kb->cat->n_sorted_packages; p++) {
+				const fbc_package *pb = kb->cat->sorted_packages[p];
+
+				if (!fbc_catalog_package(kh->cat, pb->name) &&
+				    (rc = chk_add(o, FBC_LEVEL_FAILURE, kh->dir, 0, "G5",
+						  "package %s was removed from catalog %s: every "
+						  "channel of it is gone",
+						  pb->name, kh->name)))
+					return rc;
+			}
 		}
 	}
 	if ((rc = graph_addmode(c, o, &n_am_channels, &n_built, err)) != 0)

@@ -144,9 +144,9 @@ int chk_run_resolve(chk_ctx *c, chk_out *o, fbc_error *err)
 	for (size_t i = 0; i < c->affected.len; i++) {
 		const char *dir = *FBC_VEC_AT(&c->affected, const char *, i);
 		chk_catalog *kh = NULL, *kb = NULL;
+		bool kb_loaded = false;
 
-		if ((rc = chk_catalog_get(&kh, c, true, dir, err)) != 0 ||
-		    (rc = chk_catalog_get(&kb, c, false, dir, err)) != 0)
+		if ((rc = chk_catalog_get(&kh, c, true, dir, err)) != 0)
 			return rc;
 		if (!kh || !kh->cat || fbc_diags_count(kh->diags))
 			continue; /* an invalid catalog is the catalogs check's finding */
@@ -156,9 +156,15 @@ int chk_run_resolve(chk_ctx *c, chk_out *o, fbc_error *err)
 			if (c->settings.layout != FBC_LAYOUT_PLAIN &&
 			    !chk_strvec_has(&c->packages, pkg->name))
 				continue;
-			if (c->settings.layout == FBC_LAYOUT_PLAIN && kb &&
-			    strcmp(kb->id, kh->id) == 0)
-				continue;
+			if (c->settings.layout == FBC_LAYOUT_PLAIN) {
+				/* unchanged catalog: nothing to resolve again */
+				char id[FBC_GIT_ID_MAX];
+				fbc_error e2;
+
+				if (fbc_git_object_id(id, NULL, c->git, c->mb, dir, &e2) == 0 &&
+				    strcmp(id, kh->id) == 0)
+					continue;
+			}
 			for (size_t ci = 0; ci < pkg->n_channels; ci++) {
 				const fbc_channel *ch = pkg->channels[ci];
 				const char *why = NULL, *why_base = NULL;
@@ -172,6 +178,11 @@ int chk_run_resolve(chk_ctx *c, chk_out *o, fbc_error *err)
 					return ok;
 				if (ok)
 					continue;
+				/* the merge base only now: is it already so there? */
+				if (!kb_loaded &&
+				    (rc = chk_catalog_get(&kb, c, false, dir, err)) != 0)
+					return rc;
+				kb_loaded = true;
 				if (kb && kb->cat && fbc_catalog_package(kb->cat, pkg->name) &&
 				    fbc_package_channel(fbc_catalog_package(kb->cat, pkg->name),
 							ch->name)) {
