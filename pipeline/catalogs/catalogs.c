@@ -510,14 +510,6 @@ static int read_config(fbc_repo_catalogs *rc, fbc_tree *t, fbc_error *err)
 
 static _Atomic uint64_t replays; /* ids of replays (fbc_repo_catalogs_same) */
 
-static bool listed(const char *name, const char *const *names, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(names[i], name) == 0)
-			return true;
-	return false;
-}
-
 static bool ocp_at_least(const char *name, unsigned major, unsigned minor)
 {
 	bool yes = false;
@@ -651,8 +643,8 @@ int fbc_repo_catalogs_build_with(fbc_repo_catalogs **out, fbc_repo_catalogs **be
 	for (i = 0; i < names.len; i++) {
 		repo_pkg *p;
 
-		if (opts->n_packages &&
-		    !listed(*FBC_VEC_AT(&names, char *, i), opts->packages, opts->n_packages))
+		if (opts->n_packages && !am_repo_listed(*FBC_VEC_AT(&names, char *, i),
+							opts->packages, opts->n_packages))
 			continue;
 		if (!(p = fbc_vec_push(&rc->pkgs)) ||
 		    !(p->name = strdup(*FBC_VEC_AT(&names, char *, i)))) {

@@ -124,6 +124,14 @@ int am_repo_subdirs(fbc_vec *out, fbc_tree *t, const char *dir, fbc_error *err)
 	return subdirs(out, t, dir, err);
 }
 
+bool am_repo_listed(const char *name, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
 void am_repo_names_dispose(fbc_vec *names)
 {
 	size_t i;
@@ -207,14 +215,6 @@ static int cmp_added(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
-static bool listed(const char *name, const char *const *names, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(names[i], name) == 0)
-			return true;
-	return false;
-}
-
 int fbc_repo_history_from_git(fbc_repo_history **out, fbc_git *g, const char *rev, fbc_error *err)
 {
 	return fbc_repo_history_from_git_packages(out, g, rev, NULL, 0, err);
@@ -252,7 +252,8 @@ int fbc_repo_history_from_git_packages(fbc_repo_history **out, fbc_git *g, const
 		char *pdir;
 		fbc_vec fa;
 
-		if (n_packages && !listed(*FBC_VEC_AT(&pkgs, char *, i), packages, n_packages))
+		if (n_packages &&
+		    !am_repo_listed(*FBC_VEC_AT(&pkgs, char *, i), packages, n_packages))
 			continue;
 		pdir = fbc_tree_join("operators", *FBC_VEC_AT(&pkgs, char *, i));
 		fbc_vec_init(&fa, sizeof(fbc_git_added));

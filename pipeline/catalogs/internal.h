@@ -48,5 +48,7 @@ struct fbc_repo_catalogs {
 /* Sorted names of the directories under dir (malloc'd; dispose below). */
 int am_repo_subdirs(fbc_vec *out, fbc_tree *t, const char *dir, fbc_error *err);
 void am_repo_names_dispose(fbc_vec *names);
+/* Is name one of names[0..n)? */
+bool am_repo_listed(const char *name, const char *const *names, size_t n);
 
 #endif
