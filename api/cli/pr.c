@@ -8,7 +8,10 @@
 #include "api/cli/util.h"
 #include "pipeline/checks/checks.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +37,11 @@ static void usage(FILE *f)
 	      "  -A, --approved-by LOGIN  someone who commented /approve (repeatable)\n"
 	      "  -o, --output FORMAT    text (default) or json\n"
 	      "  -c, --check ID         run only this check (repeatable)\n"
+	      "      --cache-dir DIR    keep what later runs can reuse (the add-mode builds of a\n"
+	      "                         change) in DIR/checks-v1, shared by every process using\n"
+	      "                         it (default: $XDG_CACHE_HOME/fbcd, else ~/.cache/fbcd)\n"
+	      "      --cache-size MIB   bound of the cache directory in MiB (default: 1024)\n"
+	      "      --no-cache         keep nothing on disk\n"
 	      "  -h, --help             show this help\n"
 	      "\n"
 	      "Text output: `path:line: level: check/code: message` per finding, then a table\n"
@@ -41,6 +49,22 @@ static void usage(FILE *f)
 	      "timings}.\n"
 	      "Exit status: 0 success, 1 failure or action_required, 2 usage or I/O error.\n",
 	      f);
+}
+
+/* $XDG_CACHE_HOME/fbcd, else $HOME/.cache/fbcd (absolute paths only, as the XDG base
+ * directory specification says); false when neither is set. */
+static bool default_cache_dir(char *out, size_t n)
+{
+	const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+	int w;
+
+	if (x && x[0] == '/')
+		w = snprintf(out, n, "%s/fbcd", x);
+	else if (h && h[0] == '/')
+		w = snprintf(out, n, "%s/.cache/fbcd", h);
+	else
+		return false;
+	return w > 0 && (size_t)w < n;
 }
 
 static int pr_check(int argc, char **argv)
@@ -52,10 +76,18 @@ static int pr_check(int argc, char **argv)
 						 {"approved-by", required_argument, NULL, 'A'},
 						 {"output", required_argument, NULL, 'o'},
 						 {"check", required_argument, NULL, 'c'},
+						 {"cache-dir", required_argument, NULL, 'D'},
+						 {"cache-size", required_argument, NULL, 'S'},
+						 {"no-cache", no_argument, NULL, 'N'},
 						 {"help", no_argument, NULL, 'h'},
 						 {NULL, 0, NULL, 0}};
 	const char *repo = ".", *base = NULL, *head = NULL, *output = "text";
 	const char *approved[MAX_LIST], *only[MAX_LIST];
+	const char *cache_dir = NULL;
+	bool no_cache = false;
+	unsigned long long cache_mib = 0;
+	char dflt[4096];
+	fbc_checks_cache *cache = NULL;
 	fbc_checks_options o = {0};
 	fbc_checks_result *r = NULL;
 	fbc_git *g = NULL;
@@ -108,6 +140,27 @@ static int pr_check(int argc, char **argv)
 				goto done;
 			only[o.n_only++] = optarg;
 			break;
+		case 'D':
+			cache_dir = optarg;
+			break;
+		case 'S': {
+			char *end;
+
+			errno = 0;
+			cache_mib = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || cache_mib == 0 ||
+			    cache_mib > (1ULL << 30)) {
+				fprintf(stderr,
+					"fbcd pr check: --cache-size '%s': a number of MiB, 1 or "
+					"more\n",
+					optarg);
+				goto done;
+			}
+			break;
+		}
+		case 'N':
+			no_cache = true;
+			break;
 		case 'h':
 			usage(stdout);
 			status = FBC_CLI_OK;
@@ -135,6 +188,30 @@ static int pr_check(int argc, char **argv)
 	}
 	o.approved_by = approved;
 	o.only = o.n_only ? only : NULL;
+	if (no_cache && cache_dir) {
+		fputs("fbcd pr check: --cache-dir and --no-cache exclude each other\n", stderr);
+		goto done;
+	}
+	if (!no_cache) {
+		bool explicit = cache_dir != NULL;
+
+		if (!cache_dir && default_cache_dir(dflt, sizeof(dflt)))
+			cache_dir = dflt;
+		if (cache_dir && fbc_checks_cache_create(&cache, 0, cache_dir, &err) != 0) {
+			if (explicit) {
+				fbc_cli_report("pr check", &err, cache_dir);
+				goto done;
+			}
+			/* the default place is a convenience: run without it */
+			fprintf(stderr, "fbcd pr check: %s: %s; running without the cache\n",
+				err.where, err.message);
+			fbc_error_init(&err);
+			cache = NULL;
+		}
+		if (cache && cache_mib)
+			fbc_checks_cache_set_disk_max(cache, (uint64_t)cache_mib << 20);
+		o.cache = cache;
+	}
 	if (fbc_git_open(&g, repo, &err) != 0 || fbc_checks_run(&r, g, base, head, &o, &err) != 0) {
 		fbc_cli_report("pr check", &err, repo);
 		goto done;
@@ -166,6 +243,7 @@ done:
 	json_decref(doc);
 	fbc_buf_dispose(&out);
 	fbc_checks_result_free(r);
+	fbc_checks_cache_free(cache);
 	fbc_git_free(g);
 	return status;
 }

@@ -21,8 +21,10 @@
  * later alike, the merge base like head where the change adds nothing to them) are loaded
  * and validated once. Contents are compared byte for byte. */
 typedef struct am_loaded {
-	const fbc_repo_catalogs *rc; /* where it was loaded from (catalog idx) */
+	const fbc_repo_catalogs *rc; /* where it was loaded from (catalog idx), or */
 	size_t idx;
+	const char *fz; /* the cached content it was loaded from (fz_len bytes) */
+	size_t fz_len;
 	char *content; /* NULL until a comparison by content needs it */
 	size_t len;
 	fbc_catalog *cat;
@@ -33,10 +35,12 @@ typedef struct am_loaded {
 typedef struct am_pool {
 	fbc_vec items; /* of am_loaded */
 	int refs;
+	chk_amc_entry *entry; /* the cache entry both builds come from, or NULL */
 } am_pool;
 
 struct chk_am_build {
-	fbc_repo_catalogs *rc; /* NULL when the build could not run (error says why) */
+	fbc_repo_catalogs *rc;	 /* NULL when the build could not run (error says why) */
+	const chk_amc_build *fz; /* instead of rc: the build as the cache entry has it */
 	char error[512];
 	size_t n;
 	chk_catalog *cats; /* one per catalog of the build; cat and diags are the pool's */
@@ -58,6 +62,7 @@ static void pool_release(am_pool *p)
 		}
 	}
 	fbc_vec_dispose(&p->items);
+	chk_amc_entry_free(p->entry);
 	free(p);
 }
 
@@ -71,7 +76,7 @@ void chk_am_free(chk_am_build *b)
 	free(b);
 }
 
-/* Load and validate content i of rc into a new pool item. */
+/* Load and validate content i of rc (or the cached content of l) into a new pool item. */
 static int load_new(am_loaded *l, const fbc_repo_catalogs *rc, size_t i, const char *dir,
 		    fbc_error *err)
 {
@@ -85,7 +90,10 @@ static int load_new(am_loaded *l, const fbc_repo_catalogs *rc, size_t i, const c
 		return fbc_error_set(err, FBC_ENOMEM, dir, "out of memory");
 	}
 	fbc_error_init(&e2);
-	rc2 = fbc_repo_catalogs_tree(&t, rc, i, &e2);
+	if (l->fz)
+		rc2 = chk_amc_content_tree(&t, l->fz, l->fz_len, dir + strlen("catalogs/"), &e2);
+	else
+		rc2 = fbc_repo_catalogs_tree(&t, rc, i, &e2);
 	if (rc2 == 0)
 		rc2 = fbc_catalog_load_tree(&l->cat, t, NULL, l->diags, &e2);
 	if (rc2 == 0)
@@ -129,16 +137,39 @@ static int load_catalog(chk_catalog *k, chk_am_build *b, size_t i, fbc_error *er
 	size_t len = 0;
 	int rc;
 
+	if (b->fz) {
+		const chk_amc_entry *en = b->pool->entry;
+		const char *fz = en->contents[b->fz->content[i]];
+
+		/* one entry holds each distinct content once: same pointer, same content */
+		for (size_t j = 0; j < b->pool->items.len && !l; j++)
+			if (FBC_VEC_AT(&b->pool->items, am_loaded, j)->fz == fz)
+				l = FBC_VEC_AT(&b->pool->items, am_loaded, j);
+		if (!l) {
+			if (!(l = fbc_vec_push(&b->pool->items)))
+				return fbc_error_set(err, FBC_ENOMEM, k->dir, "out of memory");
+			memset(l, 0, sizeof(*l));
+			l->fz = fz;
+			l->fz_len = en->content_len[b->fz->content[i]];
+			if ((rc = load_new(l, NULL, 0, k->dir, err)) != 0)
+				return rc;
+		}
+		k->cat = l->cat;
+		k->diags = l->diags;
+		snprintf(k->load_error, sizeof(k->load_error), "%s", l->load_error);
+		k->present = k->loaded = true;
+		return 0;
+	}
 	for (size_t j = 0; j < b->pool->items.len && !l; j++) {
 		am_loaded *x = FBC_VEC_AT(&b->pool->items, am_loaded, j);
 
-		if (fbc_repo_catalogs_same(x->rc, x->idx, b->rc, i))
+		if (x->rc && fbc_repo_catalogs_same(x->rc, x->idx, b->rc, i))
 			l = x;
 	}
 	for (size_t j = 0; j < b->pool->items.len && !l; j++) {
 		am_loaded *x = FBC_VEC_AT(&b->pool->items, am_loaded, j);
 
-		if (fbc_repo_catalogs_related(x->rc, b->rc))
+		if (!x->rc || fbc_repo_catalogs_related(x->rc, b->rc))
 			continue; /* other bundles: not worth rendering to compare */
 		if (!content && (rc = content_of(&content, &len, b->rc, i, err)) != 0)
 			return rc;
@@ -172,9 +203,10 @@ static int load_catalog(chk_catalog *k, chk_am_build *b, size_t i, fbc_error *er
 	return 0;
 }
 
-/* Wrap a build (rc moved in; NULL with why when it could not run) and load its catalogs. */
-static int wrap(chk_am_build **out, chk_ctx *c, fbc_repo_catalogs *rc, am_pool *pool,
-		const char *why, fbc_error *err)
+/* Wrap a build (rc moved in, or fz from the pool's cache entry; neither, with why, when it
+ * could not run); its catalogs are loaded on first use. */
+static int wrap_any(chk_am_build **out, chk_ctx *c, fbc_repo_catalogs *rc, const chk_amc_build *fz,
+		    am_pool *pool, const char *why, fbc_error *err)
 {
 	chk_am_build *b = calloc(1, sizeof(*b));
 	int r = 0;
@@ -184,10 +216,11 @@ static int wrap(chk_am_build **out, chk_ctx *c, fbc_repo_catalogs *rc, am_pool *
 		return fbc_error_set(err, FBC_ENOMEM, "", "out of memory");
 	}
 	b->rc = rc;
+	b->fz = fz && fz->built ? fz : NULL;
 	b->pool = pool;
 	pool->refs++;
-	snprintf(b->error, sizeof(b->error), "%s", why ? why : "");
-	b->n = rc ? fbc_repo_catalogs_count(rc) : 0;
+	snprintf(b->error, sizeof(b->error), "%s", fz ? fz->error : why ? why : "");
+	b->n = rc ? fbc_repo_catalogs_count(rc) : b->fz ? b->fz->n_cats : 0;
 	if (!(b->cats = calloc(b->n + 1, sizeof(*b->cats)))) {
 		chk_am_free(b);
 		return fbc_error_set(err, FBC_ENOMEM, "", "out of memory");
@@ -195,7 +228,7 @@ static int wrap(chk_am_build **out, chk_ctx *c, fbc_repo_catalogs *rc, am_pool *
 	for (size_t i = 0; i < b->n && r == 0; i++) {
 		chk_catalog *k = &b->cats[i];
 
-		k->name = fbc_repo_catalogs_name(rc, i);
+		k->name = rc ? fbc_repo_catalogs_name(rc, i) : b->fz->names[i];
 		k->dir = fbc_arena_printf(c->arena, "catalogs/%s", k->name);
 		if (!k->dir)
 			r = fbc_error_set(err, FBC_ENOMEM, "", "out of memory");
@@ -206,6 +239,12 @@ static int wrap(chk_am_build **out, chk_ctx *c, fbc_repo_catalogs *rc, am_pool *
 	}
 	*out = b;
 	return 0;
+}
+
+static int wrap(chk_am_build **out, chk_ctx *c, fbc_repo_catalogs *rc, am_pool *pool,
+		const char *why, fbc_error *err)
+{
+	return wrap_any(out, c, rc, NULL, pool, why, err);
 }
 
 static bool same_entry(chk_ctx *c, const char *path)
@@ -283,6 +322,67 @@ static bool one_replay(chk_ctx *c, const char *const *pkgs, size_t n)
 	return true;
 }
 
+/* The builds from the cache when it holds them for this key and every read they made gives
+ * the same answer here: both wrapped (0), or 1 for a miss. */
+static int cached(chk_ctx *c, am_pool *pool, const fbc_buf *key, const char *kname, fbc_error *err)
+{
+	chk_amc_entry *en = NULL;
+	char *data;
+	size_t len;
+	int rc;
+
+	if (chk_cache_bytes_get(c->cache, kname, &data, &len) != 0) {
+		chk_cache_count(c->cache, false);
+		return 1;
+	}
+	if (chk_amc_thaw(&en, data, len) != 0 || en->key_len != key->len ||
+	    memcmp(en->key, key->data, key->len) != 0 || !en->b[0].built || !en->b[1].built ||
+	    chk_rec_verify(en->reads[0], en->reads_len[0], c->head_tree) != 0 ||
+	    chk_rec_verify(en->reads[1], en->reads_len[1], c->mb_tree) != 0) {
+		chk_amc_entry_free(en);
+		chk_cache_count(c->cache, false);
+		return 1;
+	}
+	chk_cache_count(c->cache, true);
+	pool->entry = en;
+	rc = wrap_any(&c->am_head, c, NULL, &en->b[0], pool, "", err);
+	if (rc == 0)
+		rc = wrap_any(&c->am_mb, c, NULL, &en->b[1], pool, "", err);
+	return rc;
+}
+
+/* Put both builds in the cache under key, with what they read (best effort), and take them
+ * from the entry (*en, NULL when it could not be made): the catalogs are rendered once, for
+ * the entry, and this run sees exactly what a later one will. */
+static void store(chk_amc_entry **en, chk_ctx *c, const fbc_buf *key, const char *kname,
+		  const chk_rec *rec_h, const chk_rec *rec_m, const fbc_repo_catalogs *rh,
+		  const fbc_repo_catalogs *rm)
+{
+	fbc_buf rh_text, rm_text, entry;
+	fbc_error e;
+
+	*en = NULL;
+	fbc_buf_init(&rh_text, 0);
+	fbc_buf_init(&rm_text, 0);
+	fbc_buf_init(&entry, 0);
+	fbc_error_init(&e);
+	if (chk_rec_text(&rh_text, rec_h) == 0 && (!rec_m || chk_rec_text(&rm_text, rec_m) == 0) &&
+	    chk_amc_freeze(&entry, key->data, key->len, &rh_text, &rm_text, rh, "", rm, "", &e) ==
+		    0) {
+		chk_cache_bytes_put(c->cache, kname, entry.data, entry.len);
+		{
+			size_t len;
+			char *data = fbc_buf_detach(&entry, &len);
+
+			if (data && chk_amc_thaw(en, data, len) != 0)
+				*en = NULL;
+		}
+	}
+	fbc_buf_dispose(&rh_text);
+	fbc_buf_dispose(&rm_text);
+	fbc_buf_dispose(&entry);
+}
+
 /* Build the touched add-mode packages at head and at the merge base. */
 static int build(chk_ctx *c, fbc_error *err)
 {
@@ -293,10 +393,16 @@ static int build(chk_ctx *c, fbc_error *err)
 	char why_h[512] = "", why_m[512] = "";
 	fbc_error e2;
 	am_pool *pool = calloc(1, sizeof(*pool));
+	fbc_buf key;
+	char kname[CHK_AMC_NAME_MAX];
+	chk_rec *rec_h = NULL, *rec_m = NULL;
+	fbc_tree *th = NULL, *tm = NULL;
+	bool one, keyed = false;
 	int rc;
 
 	if (!pool)
 		return fbc_error_set(err, FBC_ENOMEM, "", "out of memory");
+	fbc_buf_init(&key, 0);
 	fbc_vec_init(&pool->items, sizeof(am_loaded));
 	pool->refs = 1; /* this function's, released at the end */
 
@@ -343,16 +449,35 @@ static int build(chk_ctx *c, fbc_error *err)
 		snprintf(why_m, sizeof(why_m), "%s: %s", e2.where, e2.message);
 		rc = 0;
 	}
-	if (rc == 0 && hm && extends(hh, hm) && one_replay(c, o.packages, o.n_packages)) {
+	one = rc == 0 && hm && extends(hh, hm) && one_replay(c, o.packages, o.n_packages);
+	/* a cache the caller keeps (the service's, the CLI's on disk) may hold these builds */
+	if (rc == 0 && hm && !c->own_cache &&
+	    chk_amc_key(&key, kname, one, one ? fbc_repo_history_count(hm) : 0, o.packages,
+			o.n_packages, hh, hm) == 0) {
+		if ((rc = cached(c, pool, &key, kname, err)) != 1) {
+			fbc_repo_history_free(hh);
+			fbc_repo_history_free(hm);
+			fbc_buf_dispose(&key);
+			pool_release(pool);
+			return rc;
+		}
+		rc = 0;
+		keyed = true;
+		/* a miss: record what the builds read, to store them */
+		if (chk_rec_open(&rec_h, &th, c->head_tree, &e2) != 0 ||
+		    (!one && chk_rec_open(&rec_m, &tm, c->mb_tree, &e2) != 0))
+			rc = FBC_ENOMEM;
+	}
+	if (rc == 0 && one) {
 		rc = fbc_repo_catalogs_build_with(&rh, &rm, fbc_repo_history_count(hm),
-						  c->head_tree, hh, &o, &e2);
+						  th ? th : c->head_tree, hh, &o, &e2);
 	} else if (rc == 0) {
-		rc = fbc_repo_catalogs_build(&rh, c->head_tree, hh, &o, &e2);
+		rc = fbc_repo_catalogs_build(&rh, th ? th : c->head_tree, hh, &o, &e2);
 		if (rc == 0 && hm) {
 			fbc_error e3;
 
 			fbc_error_init(&e3);
-			if (fbc_repo_catalogs_build(&rm, c->mb_tree, hm, &o, &e3) != 0) {
+			if (fbc_repo_catalogs_build(&rm, tm ? tm : c->mb_tree, hm, &o, &e3) != 0) {
 				if (e3.code == FBC_ENOMEM)
 					rc = FBC_ENOMEM;
 				snprintf(why_m, sizeof(why_m), "%s: %s", e3.where, e3.message);
@@ -364,11 +489,27 @@ static int build(chk_ctx *c, fbc_error *err)
 			 e2.message);
 	fbc_repo_history_free(hh);
 	fbc_repo_history_free(hm);
+	fbc_tree_free(th);
+	fbc_tree_free(tm);
+	if (rc == 0 && keyed && rm && e2.code != FBC_ENOMEM)
+		store(&pool->entry, c, &key, kname, rec_h, rec_m, rh, rm);
+	chk_rec_free(rec_h);
+	chk_rec_free(rec_m);
+	fbc_buf_dispose(&key);
 	if (rc == FBC_ENOMEM || e2.code == FBC_ENOMEM) {
 		fbc_repo_catalogs_free(rh);
 		fbc_repo_catalogs_free(rm);
 		pool_release(pool);
 		return fbc_error_set(err, FBC_ENOMEM, "", "out of memory");
+	}
+	if (pool->entry) {
+		fbc_repo_catalogs_free(rh);
+		fbc_repo_catalogs_free(rm);
+		rc = wrap_any(&c->am_head, c, NULL, &pool->entry->b[0], pool, "", err);
+		if (rc == 0)
+			rc = wrap_any(&c->am_mb, c, NULL, &pool->entry->b[1], pool, "", err);
+		pool_release(pool);
+		return rc;
 	}
 	rc = wrap(&c->am_head, c, rh, pool, why_h, err);
 	if (rc == 0)
@@ -392,25 +533,30 @@ int chk_am_get(const chk_am_build **out, chk_ctx *c, bool head, fbc_error *err)
 	return 0;
 }
 
+static bool has_build(const chk_am_build *b)
+{
+	return b && (b->rc || b->fz);
+}
+
 const char *chk_am_error(const chk_am_build *b)
 {
-	return b && !b->rc && b->error[0] ? b->error : NULL;
+	return b && !has_build(b) && b->error[0] ? b->error : NULL;
 }
 
 size_t chk_am_catalogs(const chk_am_build *b)
 {
-	return b && b->rc ? b->n : 0;
+	return has_build(b) ? b->n : 0;
 }
 
 const char *chk_am_catalog_name(const chk_am_build *b, size_t i)
 {
-	return b && b->rc && i < b->n ? b->cats[i].name : NULL;
+	return has_build(b) && i < b->n ? b->cats[i].name : NULL;
 }
 
 int chk_am_catalog(const chk_catalog **out, const chk_am_build *b, const char *name, fbc_error *err)
 {
 	*out = NULL;
-	for (size_t i = 0; b && b->rc && i < b->n; i++) {
+	for (size_t i = 0; has_build(b) && i < b->n; i++) {
 		chk_catalog *k = &b->cats[i];
 		int rc;
 
@@ -424,55 +570,76 @@ int chk_am_catalog(const chk_catalog **out, const chk_am_build *b, const char *n
 	return 0;
 }
 
-bool chk_am_is_addmode(const chk_am_build *b, const char *pkg)
-{
-	size_t n = b && b->rc ? fbc_repo_catalogs_addmode_count(b->rc) : 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(fbc_repo_catalogs_addmode_package(b->rc, i, NULL), pkg) == 0)
-			return true;
-	return false;
-}
-
 size_t chk_am_addmode_count(const chk_am_build *b)
 {
-	return b && b->rc ? fbc_repo_catalogs_addmode_count(b->rc) : 0;
+	if (!has_build(b))
+		return 0;
+	return b->fz ? b->fz->n_add : fbc_repo_catalogs_addmode_count(b->rc);
 }
 
 const char *chk_am_addmode_package(const chk_am_build *b, size_t i, const char **mode)
 {
 	fbc_addmode_mode m = FBC_ADDMODE_REPLACES;
-	const char *p = fbc_repo_catalogs_addmode_package(b->rc, i, &m);
+	const char *p;
 
+	if (b->fz) {
+		if (mode)
+			*mode = b->fz->add_mode[i];
+		return b->fz->add_pkg[i];
+	}
+	p = fbc_repo_catalogs_addmode_package(b->rc, i, &m);
 	if (mode)
 		*mode = fbc_addmode_mode_name(m);
 	return p;
 }
 
+bool chk_am_is_addmode(const chk_am_build *b, const char *pkg)
+{
+	size_t n = chk_am_addmode_count(b);
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(chk_am_addmode_package(b, i, NULL), pkg) == 0)
+			return true;
+	return false;
+}
+
 size_t chk_am_findings(const chk_am_build *b)
 {
-	return b && b->rc ? fbc_repo_catalogs_findings_count(b->rc) : 0;
+	if (!has_build(b))
+		return 0;
+	return b->fz ? b->fz->n_find : fbc_repo_catalogs_findings_count(b->rc);
 }
 
 void chk_am_finding(const chk_am_build *b, size_t i, const char **path, const char **catalog,
 		    const char **rule, const char **message)
 {
-	const fbc_repo_finding *f = fbc_repo_catalogs_finding(b->rc, i);
+	if (b->fz) {
+		const chk_amc_finding *f = &b->fz->finds[i];
 
-	*path = f->path;
-	*catalog = f->catalog;
-	*rule = f->rule;
-	*message = f->message;
+		*path = f->path;
+		*catalog = f->catalog;
+		*rule = f->rule;
+		*message = f->message;
+		return;
+	}
+	{
+		const fbc_repo_finding *f = fbc_repo_catalogs_finding(b->rc, i);
+
+		*path = f->path;
+		*catalog = f->catalog;
+		*rule = f->rule;
+		*message = f->message;
+	}
 }
 
 bool chk_am_has_finding(const chk_am_build *b, const char *path, const char *catalog,
 			const char *rule)
 {
 	for (size_t i = 0; i < chk_am_findings(b); i++) {
-		const fbc_repo_finding *f = fbc_repo_catalogs_finding(b->rc, i);
+		const char *p, *k, *r, *m;
 
-		if (strcmp(f->path, path) == 0 && strcmp(f->catalog, catalog) == 0 &&
-		    strcmp(f->rule, rule) == 0)
+		chk_am_finding(b, i, &p, &k, &r, &m);
+		if (strcmp(p, path) == 0 && strcmp(k, catalog) == 0 && strcmp(r, rule) == 0)
 			return true;
 	}
 	return false;

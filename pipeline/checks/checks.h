@@ -40,6 +40,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum fbc_check_level {
 	FBC_LEVEL_NOTICE = 0,
@@ -96,6 +97,8 @@ typedef struct fbc_checks_result {
 	fbc_check_result *checks; /* in table order; only the selected ones */
 	size_t n_checks;
 	double total_ms;
+	bool cache_used; /* a cache from the options: hits and misses of this run */
+	size_t cache_hits, cache_misses;
 	struct fbc_checks_result_priv *priv;
 } fbc_checks_result;
 
@@ -129,15 +132,22 @@ int fbc_checks_result_exit(const fbc_checks_result *r);
 const char *fbc_check_conclusion_name(fbc_check_conclusion c);
 const char *fbc_check_level_name(fbc_check_level l);
 
-/* A cache of loaded and validated catalogs keyed by the git tree id of their
- * directory (equal ids, equal content), bounded to max_bytes (0: 256 MiB) of
- * accounted memory, least recently used unreferenced entries out first. A
- * catalog unchanged between base and head, or between runs sharing the cache,
- * is parsed and validated once. Safe to share between threads. dir must be
- * NULL: an on-disk layer is not implemented yet (FBC_EINVAL). Without a cache
- * in the options, each run uses a private one. */
+/* A cache shared between runs: loaded and validated catalogs keyed by the git tree id of
+ * their directory (equal ids, equal content), and the add-mode builds of a change keyed by
+ * their inputs (this executable's build id, the packages, their merge histories) and checked
+ * against every file and directory the builds read (by object id), bounded to max_bytes (0:
+ * 256 MiB) of accounted memory, least recently used unreferenced entries out first. A catalog
+ * unchanged between base and head, or between runs sharing the cache, is parsed and validated
+ * once; a change checked again replays nothing. Safe to share between threads.
+ * With dir (NULL: memory only), the add-mode builds also live on disk under
+ * <dir>/checks-v1 (created; FBC_EINVAL when it cannot be used), shared by every process using
+ * the same directory and bounded to 1 GiB (fbc_checks_cache_set_disk_max). Without a cache in
+ * the options, each run uses a private one and nothing is kept. */
 int fbc_checks_cache_create(fbc_checks_cache **out, size_t max_bytes, const char *dir,
 			    fbc_error *err);
+void fbc_checks_cache_set_disk_max(fbc_checks_cache *c, uint64_t bytes);
+/* <dir>/checks-v1, or NULL without a directory. */
+const char *fbc_checks_cache_dir(const fbc_checks_cache *c);
 void fbc_checks_cache_free(fbc_checks_cache *c);
 /* Entries, accounted bytes, hits and misses so far (benchmarks, metrics). */
 void fbc_checks_cache_stats(const fbc_checks_cache *c, size_t *entries, size_t *bytes, size_t *hits,

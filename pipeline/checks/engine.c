@@ -456,6 +456,12 @@ int fbc_checks_run(fbc_checks_result **out, fbc_git *repo, const char *base, con
 	c.arena = r->priv->arena;
 	c.opts = opts;
 	c.cache = opts->cache;
+	if (c.cache) {
+		size_t n, bytes;
+
+		fbc_checks_cache_stats(c.cache, &n, &bytes, &r->cache_hits, &r->cache_misses);
+		r->cache_used = true;
+	}
 	if (!c.cache) {
 		if ((rc = fbc_checks_cache_create(&c.cache, (size_t)-1 / 2, NULL, err)) != 0)
 			goto done;
@@ -555,6 +561,14 @@ int fbc_checks_run(fbc_checks_result **out, fbc_git *repo, const char *base, con
 			: waiting ? FBC_CONCL_ACTION_REQUIRED
 				  : FBC_CONCL_SUCCESS;
 	r->total_ms = now_ms() - t0;
+	if (r->cache_used) {
+		size_t n, bytes, hits, misses;
+
+		/* this run's share of the shared counters (other runs may add to them too) */
+		fbc_checks_cache_stats(c.cache, &n, &bytes, &hits, &misses);
+		r->cache_hits = hits - r->cache_hits;
+		r->cache_misses = misses - r->cache_misses;
+	}
 	*out = r;
 	r = NULL;
 	rc = 0;

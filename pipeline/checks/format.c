@@ -75,6 +75,10 @@ int fbc_checks_result_json(json_t **out, const fbc_checks_result *r, fbc_error *
 	tchecks = json_object();
 	timings = json_pack("{s:I, s:o?}", "totalMs", (json_int_t)(r->total_ms + 0.5), "checks",
 			    tchecks);
+	if (timings && r->cache_used)
+		json_object_set_new(timings, "cache",
+				    json_pack("{s:I, s:I}", "hits", (json_int_t)r->cache_hits,
+					      "misses", (json_int_t)r->cache_misses));
 	if (!doc || !changes || !checks || !timings) {
 		json_decref(doc);
 		json_decref(changes);

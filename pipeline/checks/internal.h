@@ -10,8 +10,10 @@
 #include "pipeline/checks/checks.h"
 #include "pipeline/checks/settings.h"
 #include "service/base/arena.h"
+#include "service/base/buf.h"
 #include "service/base/diag.h"
 #include "service/base/strmap.h"
+#include "service/base/tree.h"
 #include "service/fbc/model.h"
 
 /* What a changed path is, by the layout at head (or base for deletions). */
@@ -64,6 +66,83 @@ void chk_cache_release(fbc_checks_cache *cc, chk_cache_entry *e);
 fbc_catalog *chk_cache_catalog(const chk_cache_entry *e);
 fbc_diags *chk_cache_diags(chk_cache_entry *e);
 const char *chk_cache_error(const chk_cache_entry *e);
+
+/* Byte entries by key ([a-z0-9-], at most 60 characters): the memory layer, then the disk.
+ * get: 0 with a malloc'd copy, FBC_ENOTFOUND on a miss. put: best effort (a cache). The
+ * caller counts the hit or miss (chk_cache_count) once it knows whether the entry was the
+ * one it looked for. */
+void chk_cache_count(fbc_checks_cache *cc, bool hit);
+int chk_cache_bytes_get(fbc_checks_cache *cc, const char *key, char **data, size_t *len);
+void chk_cache_bytes_put(fbc_checks_cache *cc, const char *key, const char *data, size_t len);
+
+/* The on-disk layer (disk.c): files under <dir>/checks-v1, bounded to max bytes (0: 1 GiB). */
+typedef struct chk_disk chk_disk;
+int chk_disk_open(chk_disk **out, const char *dir, uint64_t max, fbc_error *err);
+void chk_disk_close(chk_disk *d);
+void chk_disk_set_max(chk_disk *d, uint64_t bytes);
+const char *chk_disk_path(const chk_disk *d);
+/* 0 with the payload (malloc'd), FBC_ENOTFOUND, or FBC_EINVAL for a damaged file (removed). */
+int chk_disk_get(chk_disk *d, const char *key, char **data, size_t *len);
+void chk_disk_put(chk_disk *d, const char *key, const char *data, size_t len);
+/* A file's header checked: its payload (borrowed), or FBC_EINVAL. */
+int chk_disk_decode(const char *file, size_t len, const char **payload, size_t *plen);
+
+/* Recording trees (record.c): *out reads inner and records every request with what it gave,
+ * by content id. Free *out (fbc_tree_free) before the record. */
+typedef struct chk_rec chk_rec;
+int chk_rec_open(chk_rec **rec, fbc_tree **out, fbc_tree *inner, fbc_error *err);
+void chk_rec_free(chk_rec *r);
+/* The requests and answers as text (appended to out); FBC_EINVAL when an answer had no
+ * content id (such a tree cannot key a cache entry). */
+int chk_rec_text(fbc_buf *out, const chk_rec *r);
+/* 0 when t gives the recorded answers, FBC_ECONFLICT when it does not, FBC_EINVAL for text
+ * that is not a record. */
+int chk_rec_verify(const char *text, size_t len, fbc_tree *t);
+/* "<decimal>term" at *p (before e): the value, *p past term. */
+bool chk_parse_len(const char **p, const char *e, char term, size_t *v);
+
+/* Add-mode builds in the cache (amcache.c). */
+#define CHK_AMC_NAME_MAX 40
+struct fbc_repo_history;
+struct fbc_repo_catalogs;
+typedef struct chk_amc_finding {
+	const char *path, *commit, *catalog, *rule, *message;
+} chk_amc_finding;
+typedef struct chk_amc_build {
+	bool built; /* else error says why */
+	const char *error;
+	size_t n_cats;
+	const char **names;
+	size_t *content; /* per catalog: its index in the entry's contents */
+	size_t n_add;
+	const char **add_pkg, **add_mode;
+	size_t n_find;
+	chk_amc_finding *finds;
+} chk_amc_build;
+typedef struct chk_amc_entry {
+	char *data; /* the entry's bytes; contents, key and reads point into it */
+	size_t len;
+	fbc_arena *arena;
+	const char *key, *reads[2]; /* reads of the head's and the merge base's trees */
+	size_t key_len, reads_len[2];
+	size_t n_contents;
+	const char **contents;
+	size_t *content_len;
+	chk_amc_build b[2]; /* head, merge base */
+} chk_amc_entry;
+/* The lookup key (text) and its file name; FBC_EINVAL when this executable has no build id. */
+int chk_amc_key(fbc_buf *key, char name[CHK_AMC_NAME_MAX], bool one_replay, size_t steps,
+		const char *const *pkgs, size_t n, const struct fbc_repo_history *hh,
+		const struct fbc_repo_history *hm);
+int chk_amc_freeze(fbc_buf *out, const char *key, size_t key_len, const fbc_buf *reads_head,
+		   const fbc_buf *reads_mb, const struct fbc_repo_catalogs *rh, const char *why_h,
+		   const struct fbc_repo_catalogs *rm, const char *why_m, fbc_error *err);
+/* data (malloc'd) is taken, also on failure; FBC_EINVAL when malformed. */
+int chk_amc_thaw(chk_amc_entry **out, char *data, size_t len);
+void chk_amc_entry_free(chk_amc_entry *e);
+/* A catalog content (fbc_repo_catalogs_content's form) as a tree in memory. */
+int chk_amc_content_tree(fbc_tree **out, const char *content, size_t len, const char *label,
+			 fbc_error *err);
 
 typedef struct chk_out {
 	fbc_arena *arena;
