@@ -302,9 +302,22 @@ static void write_plain(em *e, const unsigned char *s, size_t n, bool allow_brea
 			e->indention = true;
 			breaks = true;
 		} else {
+			size_t j = i, cols = 0;
+
 			if (breaks)
 				write_indent(e);
-			write_ch(e, s, n, &i);
+			/* the run of characters up to the next space or break in one append:
+			 * what write_ch would write, a character (column) at a time */
+			while (j < n && !is_space(s, n, j) && !is_break(s, n, j)) {
+				size_t w = uwidth(s[j]);
+
+				j += j + w > n ? n - j : w;
+				cols++;
+			}
+			if (e->rc == 0)
+				e->rc = fbc_buf_append(e->out, s + i, j - i);
+			e->column += (long)cols;
+			i = j;
 			e->indention = false;
 			spaces = false;
 			breaks = false;

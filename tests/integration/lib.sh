@@ -2,6 +2,8 @@
 # setting FBCD. Each script runs in its own temporary directory $T.
 set -u
 T=$(mktemp -d "${TMPDIR:-/tmp}/fbcd-it.XXXXXX")
+# fbcd pr check keeps a cache under $XDG_CACHE_HOME: each script its own, never the user's
+export XDG_CACHE_HOME="$T/xdg-cache"
 trap 'rm -rf "$T"' EXIT
 FAILS=0
 CHECKS=0
