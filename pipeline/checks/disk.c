@@ -10,9 +10,10 @@
  *   a file cut short or damaged (a full disk, a crash without fsync) is a miss, and removed.
  * - Every hit sets the file's modification time, so the files modified longest ago are the
  *   least recently used. When a write takes the directory past its bound, the oldest files
- *   go until it is at three quarters of it; temporary files left by a killed process go after
- *   an hour. Two processes pruning at once may both unlink a file: ENOENT is fine.
- * Nothing here is an error for the caller: a cache that cannot be read or written is a miss.
+ *   go until it is at three quarters of it. Temporary files left by a killed process go after
+ *   an hour, at the first write of a process or when pruning. Two processes pruning at once may
+ * both unlink a file: ENOENT is fine. Nothing here is an error for the caller: a cache that cannot
+ * be read or written is a miss.
  */
 #include "pipeline/checks/internal.h"
 
@@ -273,8 +274,8 @@ static void scan(chk_disk *d, bool prune)
 		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
 			continue;
 		if (strncmp(de->d_name, ".tmp.", 5) == 0) {
-			if (prune && now - st.st_mtime > DISK_TMP_MAX_AGE)
-				unlink(path);
+			if (now - st.st_mtime > DISK_TMP_MAX_AGE)
+				unlink(path); /* a killed process's */
 			else
 				total += (uint64_t)st.st_size;
 			continue;

@@ -25,15 +25,36 @@ static const fbc_metric_def m_check_duration = {
 	.buckets = check_buckets,
 	.n_buckets = sizeof(check_buckets) / sizeof(check_buckets[0])};
 
-/* One cache of loaded catalogs per process, shared by every pr.check: a
- * catalog unchanged between pull requests is parsed and validated once. */
+/* One check cache per process, shared by every pr.check: a catalog unchanged between pull
+ * requests is parsed and validated once, and the add-mode builds of a pull request checked
+ * again (a new push that adds nothing, a re-run) are taken from it. The builds also live in
+ * <data_dir>/cache (checks-v1, 1 GiB at most), so they outlast a restart and are shared with
+ * `fbcd worker` processes on the same data directory. */
 static fbc_checks_cache *cache;
-static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
-static void cache_init(void)
+static bool cache_tried;
+static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static fbc_checks_cache *shared_cache(const char *data_dir)
 {
-	fbc_error err;
-	if (fbc_checks_cache_create(&cache, 0, NULL, &err) != 0)
-		cache = NULL; /* each run then uses a private one */
+	pthread_mutex_lock(&cache_mu);
+	if (!cache_tried) {
+		char dir[4096];
+		fbc_error e;
+
+		cache_tried = true;
+		fbc_error_init(&e);
+		snprintf(dir, sizeof(dir), "%s/cache", data_dir);
+		if (fbc_checks_cache_create(&cache, 0, dir, &e) != 0) {
+			fbc_log(FBC_LOG_WARN,
+				(fbc_log_field[]){FBC_LOG_STR("dir", dir),
+						  FBC_LOG_STR("error", e.message)},
+				2, "pr.check: no on-disk check cache; keeping it in memory only");
+			if (fbc_checks_cache_create(&cache, 0, NULL, &e) != 0)
+				cache = NULL; /* each run then uses a private one */
+		}
+	}
+	pthread_mutex_unlock(&cache_mu);
+	return cache;
 }
 
 static const char *jstr(json_t *o, const char *a, const char *b)
@@ -168,9 +189,10 @@ int fbc_review_check_run(fbc_queue_ctx *ctx, json_t *payload, char **result, fbc
 	}
 	for (size_t i = 0; i < n_apr; i++)
 		approvers[i] = json_string_value(json_array_get(apr, i));
-	pthread_once(&cache_once, cache_init);
-	fbc_checks_options o = {
-		.author = author, .approved_by = approvers, .n_approved_by = n_apr, .cache = cache};
+	fbc_checks_options o = {.author = author,
+				.approved_by = approvers,
+				.n_approved_by = n_apr,
+				.cache = shared_cache(env->data_dir)};
 	if ((rc = fbc_checks_run(&r, g, base, head, &o, err)) ||
 	    (rc = fbc_checks_result_json(&doc, r, err)))
 		goto done;

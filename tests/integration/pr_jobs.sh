@@ -164,6 +164,9 @@ for pr in 10885 10886 10887 10897; do
 	J=$(pr_event opened $pr "$(git -C "$F" rev-parse refs/pull/$pr/head)" someone "d-$pr")
 	[ "$(wait_job "$J")" = succeeded ] && same $pr someone && pass || fail "#$pr: $(sql "SELECT state, error FROM jobs WHERE id = $J")"
 done
+# the workers keep the add-mode builds they made (10885, 10897) in their data directory's cache
+n=$(ls "$T/wdata/cache/checks-v1" 2>/dev/null | grep -c '^am-')
+[ "$n" -ge 2 ] && pass || fail "$n add-mode builds in $T/wdata/cache/checks-v1"
 
 # --- 4. a head that does not exist fails the job (not retried), the service stays up
 J=$(pr_event synchronize 10897 1234567890123456789012345678901234567890 someone d-x)
