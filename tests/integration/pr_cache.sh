@@ -101,6 +101,22 @@ check fixup.warm2 "$_b" "$_h" --cache-dir "$C"
 same fixup.none fixup.warm2 "fix-up, warm"
 [ "$(cache_of fixup.warm2)" = "1 0" ] && pass || fail "fix-up warm: $(cache_of fixup.warm2)"
 
+# ---------------------------------------------------------------- processes at once
+# four processes check the same change on one empty directory: each writes the entry (under a
+# name of its own, renamed into place), all answer the same, nothing half-written is left
+P="$T/parallel"
+_b="refs/pull/8553/head^"
+_h="refs/pull/8553/head"
+for i in 1 2 3 4; do
+	check "8553.p$i" "$_b" "$_h" --cache-dir "$P" &
+done
+wait
+for i in 1 2 3 4; do same 8553.none "8553.p$i" "parallel run $i"; done
+n=$(ls -A "$P/checks-v1" | grep -c '^\.tmp\.')
+[ "$n" = 0 ] && pass || fail "$n temporary files left"
+check 8553.after "$_b" "$_h" --cache-dir "$P"
+[ "$(cache_of 8553.after)" = "1 0" ] && pass || fail "after parallel writers: $(cache_of 8553.after)"
+
 # ---------------------------------------------------------------- 3. damage and bounds
 for f in "$C"/checks-v1/*; do
 	python3 -c '
