@@ -2,7 +2,8 @@
  * from the formatting helpers so that those can be tested without the loader. */
 #include "api/cli/util.h"
 
-int fbc_cli_load(fbc_catalog **out, const char *cmd, const char *dir, fbc_diags *diags)
+static int load(fbc_catalog **out, const char *cmd, const char *dir, fbc_diags *diags,
+		const fbc_load_limits *lim)
 {
 	fbc_catalog *cat = NULL;
 	fbc_error err;
@@ -15,10 +16,24 @@ int fbc_cli_load(fbc_catalog **out, const char *cmd, const char *dir, fbc_diags 
 	if ((rc = fbc_cli_check_dir(cmd, dir)))
 		return rc;
 	fbc_error_init(&err);
-	if (fbc_catalog_load_dir(&cat, dir, NULL, diags, &err)) {
+	if (fbc_catalog_load_dir(&cat, dir, lim, diags, &err)) {
 		fbc_cli_report(cmd, &err, dir);
 		return FBC_CLI_USAGE;
 	}
 	*out = cat;
 	return 0;
+}
+
+int fbc_cli_load(fbc_catalog **out, const char *cmd, const char *dir, fbc_diags *diags)
+{
+	return load(out, cmd, dir, diags, NULL);
+}
+
+int fbc_cli_load_to_validate(fbc_catalog **out, const char *cmd, const char *dir, fbc_diags *diags)
+{
+	fbc_load_limits lim;
+
+	fbc_load_limits_default(&lim);
+	lim.validate_only = true;
+	return load(out, cmd, dir, diags, &lim);
 }

@@ -98,7 +98,7 @@ int fbc_cmd_validate(int argc, char **argv)
 	if ((status = fbc_cli_parse(&dir, &cmd, &o, argc, argv)) || !dir)
 		goto done;
 	json = o.json;
-	if ((status = fbc_cli_load(&cat, "validate", dir, &diags)))
+	if ((status = fbc_cli_load_to_validate(&cat, "validate", dir, &diags)))
 		goto done;
 	if (fbc_validate(cat, &o.validate, &diags, &err)) {
 		fbc_cli_report("validate", &err, dir);

@@ -28,9 +28,15 @@
 
 typedef struct fbc_property {
 	const char *type;
-	const char *value; /* compact JSON text, keys sorted; NULL when `value` was absent */
+	/* compact JSON text, keys sorted; NULL when `value` was absent;
+	 * FBC_PROPERTY_NOT_KEPT (length 0) in a catalog loaded with
+	 * fbc_load_limits.validate_only for a value that decoded (C11 passed)
+	 * and that validation never reads */
+	const char *value;
 	size_t value_len;
 } fbc_property;
+
+extern const char FBC_PROPERTY_NOT_KEPT[];
 
 /* The C11 verdict on one bundle property, decided at load while the value
  * is still parsed, so that validation need not parse the text again. */

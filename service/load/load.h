@@ -42,6 +42,12 @@ typedef struct fbc_load_limits {
 	size_t max_blobs; /* top-level objects in the tree (default 1,000,000) */
 	size_t max_files; /* files in the tree (default 100,000) */
 	unsigned threads; /* parser threads (0 = number of CPUs, max 16) */
+	/* Not a bound: the catalog is loaded to be validated and nothing more
+	 * (`fbcd validate`), so property values validation never reads —
+	 * olm.csv.metadata, most of a modern catalog's bytes — are checked at
+	 * load (C11) and not kept (service/fbc/model.h: FBC_PROPERTY_NOT_KEPT).
+	 * Default false. */
+	bool validate_only;
 } fbc_load_limits;
 
 /* A document may always expand to this many bytes (small documents with a

@@ -40,6 +40,7 @@ void fbc_load_limits_default(fbc_load_limits *lim)
 	lim->max_blobs = 1000000;
 	lim->max_files = 100000;
 	lim->threads = 0;
+	lim->validate_only = false;
 }
 
 void fbc_load_limits_resolve(fbc_load_limits *out, const fbc_load_limits *lim)

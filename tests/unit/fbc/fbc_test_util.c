@@ -11,13 +11,18 @@
 
 void tcat_load(tcat *t, const char *jsonl)
 {
+	tcat_load_limits(t, jsonl, NULL);
+}
+
+void tcat_load_limits(tcat *t, const char *jsonl, const fbc_load_limits *lim)
+{
 	fbc_error err;
 	const char *p = jsonl;
 	int line = 0;
 
 	fbc_error_init(&err);
 	assert_int_equal(fbc_diags_init(&t->diags, 0), 0);
-	assert_int_equal(fbc_catalog_create(&t->cat, NULL, &err), 0);
+	assert_int_equal(fbc_catalog_create(&t->cat, lim, &err), 0);
 	while (*p) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);

@@ -19,6 +19,8 @@ typedef struct tcat {
 /* Decode every line of `jsonl` as a meta of file "t.json" (line = line
  * number), add it, link. Aborts the test on a hard error. */
 void tcat_load(tcat *t, const char *jsonl);
+/* The same with these limits (NULL: defaults) given to fbc_catalog_create. */
+void tcat_load_limits(tcat *t, const char *jsonl, const fbc_load_limits *lim);
 /* tcat_load then fbc_validate (strict as given). */
 void tcat_validate(tcat *t, const char *jsonl, bool strict);
 void tcat_dispose(tcat *t);

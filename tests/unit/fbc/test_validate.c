@@ -501,6 +501,99 @@ static void gt_check__int32_range(void **state)
 	}
 }
 
+/* The findings of one catalog as text, in order. */
+static char *findings_text(const tcat *t)
+{
+	fbc_buf b;
+
+	fbc_buf_init(&b, 0);
+	for (size_t i = 0; i < fbc_diags_count(&t->diags); i++) {
+		const fbc_diag *d = fbc_diags_at(&t->diags, i);
+
+		assert_int_equal(fbc_buf_printf(&b, "%s:%d: %s %s\n", d->file ? d->file : "",
+						d->line, d->code, d->message),
+				 0);
+	}
+	assert_int_equal(fbc_buf_putc(&b, '\0'), 0);
+	return fbc_buf_detach(&b, NULL);
+}
+
+/* A catalog loaded only to be validated (fbc_load_limits.validate_only) keeps no
+ * olm.csv.metadata value that decodes, keeps those that do not, and gives exactly the
+ * findings of a full load: every valid and invalid case of the rule table, strict or not. */
+static void validate_only__same_findings_less_kept(void **state)
+{
+	fbc_load_limits lim;
+	size_t dropped = 0;
+
+	(void)state;
+	fbc_load_limits_default(&lim);
+	lim.validate_only = true;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *texts[2] = {cases[i].valid, cases[i].invalid};
+
+		for (int k = 0; k < 2; k++) {
+			for (int strict = 0; strict < 2; strict++) {
+				fbc_validate_opts o = {.strict = strict};
+				char *s = sq(texts[k]), *full, *lean;
+				fbc_error err;
+				tcat a, b;
+
+				memset(&a, 0, sizeof(a));
+				memset(&b, 0, sizeof(b));
+				tcat_validate(&a, s, strict);
+				tcat_load_limits(&b, s, &lim);
+				assert_int_equal(fbc_validate(b.cat, &o, &b.diags, &err), 0);
+				fbc_diags_sort(&b.diags);
+				full = findings_text(&a);
+				lean = findings_text(&b);
+				if (strcmp(full, lean) != 0)
+					fail_msg("case %zu (%s) %s: full "
+						 "load:\n%s\nvalidate_only:\n%s",
+						 i, cases[i].code, k ? "invalid" : "valid", full,
+						 lean);
+				for (size_t j = 0; j < b.cat->bundles.len; j++) {
+					const fbc_bundle *x =
+						FBC_CATALOG_AT(b.cat->bundles, fbc_bundle, j);
+
+					for (size_t q = 0; q < x->n_properties; q++)
+						dropped += x->properties[q].value ==
+							   FBC_PROPERTY_NOT_KEPT;
+				}
+				free(full);
+				free(lean);
+				free(s);
+				tcat_dispose(&a);
+				tcat_dispose(&b);
+			}
+		}
+	}
+	assert_true(dropped > 0);
+	/* a value that does not decode is kept (and reported) */
+	{
+		tcat b;
+		char *s = sq(P CH1
+			     "{'schema':'olm.bundle','name':'foo.v1.0.0','package':'foo','image':"
+			     "'quay.io/foo/b:v1','properties':[{'type':'olm.package','value':{"
+			     "'packageName':'foo','version':'1.0.0'}},{'type':'olm.csv.metadata',"
+			     "'value':{'displayName':1}}]}\n");
+		fbc_error err;
+
+		memset(&b, 0, sizeof(b));
+		tcat_load_limits(&b, s, &lim);
+		assert_int_equal(fbc_validate(b.cat, NULL, &b.diags, &err), 0);
+		assert_int_equal(tcat_count(&b, "C11"), 1);
+		{
+			const fbc_bundle *x = FBC_CATALOG_AT(b.cat->bundles, fbc_bundle, 0);
+
+			assert_true(x->properties[1].value != FBC_PROPERTY_NOT_KEPT);
+			assert_non_null(strstr(x->properties[1].value, "displayName"));
+		}
+		tcat_dispose(&b);
+		free(s);
+	}
+}
+
 /* A bundle object without a value is L11 at load; C11 must not repeat it. */
 static void validate__bundle_object_without_value_reported_once(void **state)
 {
@@ -590,6 +683,7 @@ int main(void)
 		cmocka_unit_test(add_meta__null_array_elements_are_zero_values),
 		cmocka_unit_test(gt_check__int32_range),
 		cmocka_unit_test(validate__bundle_object_without_value_reported_once),
+		cmocka_unit_test(validate_only__same_findings_less_kept),
 		cmocka_unit_test(check_deprecations__unambiguous_and_linear),
 	};
 
