@@ -380,7 +380,7 @@ int fbc_image_build(fbc_image_result *out, const fbc_catalog *cat, const char *o
 {
 	static const fbc_oci_platform amd64 = {"linux", "amd64", ""};
 	fbc_image_result res;
-	fbc_buf tar, gz;
+	fbc_buf gz;
 	fbc_oci_descriptor layer;
 	json_t *manifests = NULL, *index = NULL, *ann = NULL;
 	const fbc_oci_platform *plats = opts->n_platforms ? opts->platforms : &amd64;
@@ -390,7 +390,6 @@ int fbc_image_build(fbc_image_result *out, const fbc_catalog *cat, const char *o
 
 	memset(&res, 0, sizeof(res));
 	memset(&layer, 0, sizeof(layer));
-	fbc_buf_init(&tar, 0);
 	fbc_buf_init(&gz, 0);
 	if (np > FBC_IMAGE_PLATFORMS_MAX)
 		return fbc_error_set(err, FBC_ELIMIT, "--platform", "more than %d platforms",
@@ -411,17 +410,15 @@ int fbc_image_build(fbc_image_result *out, const fbc_catalog *cat, const char *o
 		return fbc_error_set(err, FBC_EINVAL, "--single-manifest",
 				     "a plain manifest holds one platform, not %zu", np);
 	fbc_oci_format_time(created, opts->created);
-	if ((rc = fbc_image_layer(&tar, &gz, cat, opts->created, opts->gzip_level, &res.n_packages,
-				  err)))
+	if ((rc = fbc_image_layer(NULL, &gz, res.diff_id, cat, opts->created, opts->gzip_level,
+				  &res.n_packages, err)))
 		goto done;
-	fbc_oci_sha256(res.diff_id, tar.data ? tar.data : "", tar.len);
 	if ((rc = fbc_oci_layout_init(out_dir, err)) ||
 	    (rc = fbc_oci_layout_put(out_dir, layer.digest, gz.data, gz.len, err)))
 		goto done;
 	memcpy(res.layer_digest, layer.digest, sizeof(layer.digest));
 	layer.size = res.layer_size = (int64_t)gz.len;
 	snprintf(layer.media_type, sizeof(layer.media_type), "%s", FBC_OCI_MT_LAYER_GZIP);
-	fbc_buf_dispose(&tar);
 	fbc_buf_dispose(&gz);
 
 	for (size_t i = 0; i < np; i++) {
@@ -455,7 +452,6 @@ int fbc_image_build(fbc_image_result *out, const fbc_catalog *cat, const char *o
 		goto done;
 	*out = res;
 done:
-	fbc_buf_dispose(&tar);
 	fbc_buf_dispose(&gz);
 	json_decref(manifests);
 	json_decref(index);

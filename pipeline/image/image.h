@@ -75,9 +75,12 @@ int fbc_image_created_from_env(int64_t *out, int64_t dflt, fbc_error *err);
 int fbc_image_build(fbc_image_result *out, const fbc_catalog *cat, const char *out_dir,
 		    const char *ref_name, const fbc_image_build_options *opts, fbc_error *err);
 
-/* Just the layer: the tar (into tar_out when not NULL) and the gzip (into
- * gz_out) of cat; for tests and benchmarks. */
-int fbc_image_layer(fbc_buf *tar_out, fbc_buf *gz_out, const fbc_catalog *cat, int64_t created,
-		    int gzip_level, size_t *n_packages, fbc_error *err);
+/* Just the layer: the tar (into tar_out when not NULL), the gzip (appended
+ * to gz_out) and the sha256 of the tar (into diff_id when not NULL) of cat.
+ * The tar is hashed and compressed as it is written (see layer.c): the whole
+ * tar is only kept when tar_out asks for it. */
+int fbc_image_layer(fbc_buf *tar_out, fbc_buf *gz_out, char diff_id[FBC_OCI_DIGEST_MAX],
+		    const fbc_catalog *cat, int64_t created, int gzip_level, size_t *n_packages,
+		    fbc_error *err);
 
 #endif

@@ -1,6 +1,7 @@
 /* The catalog layer: a reproducible tar (libarchive) and gzip (zlib); see image.h. */
 #include "pipeline/image/image.h"
 
+#include "pipeline/oci/oci.h"
 #include "service/fbc/render.h"
 
 #include <archive.h>
@@ -81,15 +82,6 @@ static int cmp_group(const void *a, const void *b)
 	return strcmp(((const group *)a)->key, ((const group *)b)->key);
 }
 
-static la_ssize_t tar_write(struct archive *a, void *ctx, const void *p, size_t n)
-{
-	if (fbc_buf_append(ctx, p, n)) {
-		archive_set_error(a, ENOMEM, "tar larger than memory allows");
-		return -1;
-	}
-	return (la_ssize_t)n;
-}
-
 static int add_entry(struct archive *a, struct archive_entry *e, const char *path, bool dir,
 		     const fbc_buf *body, int64_t created, fbc_error *err)
 {
@@ -108,7 +100,11 @@ static int add_entry(struct archive *a, struct archive_entry *e, const char *pat
 	return 0;
 }
 
-static int make_tar(fbc_buf *tar, collect *c, int64_t created, fbc_error *err)
+typedef struct gz_stream gz_stream;
+static la_ssize_t tar_write(struct archive *a, void *ctx, const void *p, size_t n);
+
+/* The tar of the sorted groups, streamed to sink (a gz_stream). */
+static int make_tar(gz_stream *sink, collect *c, int64_t created, fbc_error *err)
 {
 	struct archive *a = archive_write_new();
 	struct archive_entry *e = archive_entry_new();
@@ -123,7 +119,7 @@ static int make_tar(fbc_buf *tar, collect *c, int64_t created, fbc_error *err)
 	/* pax only where ustar cannot say it (long names): no atime/ctime records */
 	if (archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
 	    archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
-	    archive_write_open2(a, tar, NULL, tar_write, NULL, NULL) != ARCHIVE_OK) {
+	    archive_write_open2(a, sink, NULL, tar_write, NULL, NULL) != ARCHIVE_OK) {
 		rc = fbc_error_set(err, FBC_EINTERNAL, NULL, "tar: %s", archive_error_string(a));
 		goto done;
 	}
@@ -161,48 +157,64 @@ done:
  * one finishes the stream), on as many threads as there are cores, and the
  * pieces joined under one gzip header and trailer (CRC-32 combined). The
  * blocks depend on the input only, never on the number of threads, so the
- * bytes — and the digests — are the same on every machine. */
-#define GZ_BLOCK ((size_t)1 << 20)
-#define GZ_DICT	 ((size_t)32 << 10)
+ * bytes — and the digests — are the same on every machine.
+ *
+ * The tar is streamed: libarchive's output is hashed (the diff_id) and cut
+ * into blocks as it is written, and each block is queued for a compression
+ * thread as soon as it is known not to be the last one, so deflating
+ * overlaps writing the tar. Below two blocks the layer is one plain gzip
+ * stream (as it always was), so the first block waits until the second one
+ * is full. */
+#define GZ_BLOCK       ((size_t)1 << 20)
+#define GZ_DICT	       ((size_t)32 << 10)
+#define GZ_THREADS_MAX 8
 
 typedef struct gz_block {
-	const unsigned char *in; /* the whole input */
-	size_t off, len;	 /* this block */
+	unsigned char *buf; /* dict_len bytes of input before the block, then the block */
+	size_t dict_len, len;
 	bool last;
-	int level;
 	unsigned char *out;
 	size_t out_len;
 	uLong crc;
 	int zr; /* Z_OK, else the failure */
 } gz_block;
 
-typedef struct gz_work {
-	gz_block *blocks;
-	size_t n;
-	size_t next; /* guarded by lock */
+struct gz_stream {
+	int level;
+	gz_block **blocks; /* n begun; the array is only resized under lock */
+	size_t n, cap;
+	size_t queued; /* blocks [0, queued) may be compressed; guarded by lock */
+	size_t next;   /* the next block to claim; guarded by lock */
+	bool closing;  /* nothing more will be queued; guarded by lock */
 	pthread_mutex_t lock;
-} gz_work;
+	pthread_cond_t ready;
+	pthread_t th[GZ_THREADS_MAX];
+	size_t nth;
+	bool threads_tried;
+	uint64_t total;
+	fbc_oci_hasher tar_hash;
+	fbc_buf *tar_copy; /* the whole tar as well, when asked for */
+	bool oom;
+};
 
-static void gz_block_run(gz_block *b)
+static void gz_block_run(gz_block *b, int level)
 {
 	z_stream z;
 	size_t bound;
+	const unsigned char *in = b->buf + b->dict_len;
 
 	memset(&z, 0, sizeof(z));
-	b->crc = crc32(0L, b->in + b->off, (uInt)b->len);
-	if ((b->zr = deflateInit2(&z, b->level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY)) != Z_OK)
+	b->crc = crc32(0L, in, (uInt)b->len);
+	if ((b->zr = deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY)) != Z_OK)
 		return;
-	if (b->off) {
-		size_t d = b->off < GZ_DICT ? b->off : GZ_DICT;
-		if ((b->zr = deflateSetDictionary(&z, b->in + b->off - d, (uInt)d)) != Z_OK)
-			goto done;
-	}
+	if (b->dict_len && (b->zr = deflateSetDictionary(&z, b->buf, (uInt)b->dict_len)) != Z_OK)
+		goto done;
 	bound = deflateBound(&z, b->len) + 16;
 	if (!(b->out = malloc(bound))) {
 		b->zr = Z_MEM_ERROR;
 		goto done;
 	}
-	z.next_in = (Bytef *)(b->in + b->off);
+	z.next_in = (Bytef *)in;
 	z.avail_in = (uInt)b->len;
 	z.next_out = b->out;
 	z.avail_out = (uInt)bound;
@@ -214,74 +226,227 @@ static void gz_block_run(gz_block *b)
 	b->out_len = bound - z.avail_out;
 done:
 	deflateEnd(&z);
+	/* the next block copied its dictionary when it began: the input is done with */
+	free(b->buf);
+	b->buf = NULL;
 }
 
+/* Compress queued blocks until none is left and none will come. */
 static void *gz_worker(void *arg)
 {
-	gz_work *w = arg;
+	gz_stream *s = arg;
 
+	pthread_mutex_lock(&s->lock);
 	for (;;) {
-		size_t i;
+		gz_block *b;
 
-		pthread_mutex_lock(&w->lock);
-		i = w->next++;
-		pthread_mutex_unlock(&w->lock);
-		if (i >= w->n)
-			return NULL;
-		gz_block_run(&w->blocks[i]);
+		if (s->next < s->queued) {
+			b = s->blocks[s->next++];
+			pthread_mutex_unlock(&s->lock);
+			gz_block_run(b, s->level);
+			pthread_mutex_lock(&s->lock);
+		} else if (s->closing) {
+			break;
+		} else {
+			pthread_cond_wait(&s->ready, &s->lock);
+		}
 	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
 }
 
-static int gzip_blocks(fbc_buf *out, const fbc_buf *in, int level, fbc_error *err)
+/* Make blocks [0, upto) available to the compression threads (started on
+ * first use: one per core but the one writing the tar). */
+static void gz_queue(gz_stream *s, size_t upto)
 {
-	gz_work w = {0};
-	pthread_t th[8];
-	size_t nth = 0, total = 0;
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	if (!s->threads_tried) {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+		s->threads_tried = true;
+		for (long k = 1; k < cores && s->nth < GZ_THREADS_MAX; k++) {
+			if (pthread_create(&s->th[s->nth], NULL, gz_worker, s) != 0)
+				break; /* fewer threads: the same bytes, later */
+			s->nth++;
+		}
+	}
+	pthread_mutex_lock(&s->lock);
+	s->queued = upto;
+	pthread_cond_broadcast(&s->ready);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Begin block n (the previous one is full). */
+static int gz_begin_block(gz_stream *s)
+{
+	gz_block *b = calloc(1, sizeof(*b));
+	gz_block *prev = s->n ? s->blocks[s->n - 1] : NULL;
+
+	if (!b)
+		return -1;
+	b->dict_len = prev ? GZ_DICT : 0; /* the block before is 1 MiB, longer than that */
+	if (!(b->buf = malloc(b->dict_len + GZ_BLOCK))) {
+		free(b);
+		return -1;
+	}
+	if (prev)
+		memcpy(b->buf, prev->buf + prev->dict_len + prev->len - GZ_DICT, GZ_DICT);
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		gz_block **nb;
+
+		pthread_mutex_lock(&s->lock);
+		nb = realloc(s->blocks, cap * sizeof(*nb));
+		if (nb) {
+			s->blocks = nb;
+			s->cap = cap;
+		}
+		pthread_mutex_unlock(&s->lock);
+		if (!nb) {
+			free(b->buf);
+			free(b);
+			return -1;
+		}
+	}
+	/* the workers read s->blocks[i] only for i < queued <= n: no lock needed to append */
+	s->blocks[s->n++] = b;
+	return 0;
+}
+
+static la_ssize_t tar_write(struct archive *a, void *ctx, const void *p, size_t n)
+{
+	gz_stream *s = ctx;
+	const unsigned char *in = p;
+	size_t left = n;
+
+	if (s->tar_copy && fbc_buf_append(s->tar_copy, p, n))
+		goto oom;
+	fbc_oci_hasher_update(&s->tar_hash, p, n);
+	s->total += n;
+	while (left) {
+		gz_block *b = s->n ? s->blocks[s->n - 1] : NULL;
+		size_t k;
+
+		if (!b || b->len == GZ_BLOCK) {
+			if (gz_begin_block(s))
+				goto oom;
+			/* a byte after a full block: that block is not the last (and it
+			 * has given the new one its dictionary); from the second one on,
+			 * the layer is in blocks */
+			if (s->n >= 3)
+				gz_queue(s, s->n - 1);
+			b = s->blocks[s->n - 1];
+		}
+		k = GZ_BLOCK - b->len < left ? GZ_BLOCK - b->len : left;
+		memcpy(b->buf + b->dict_len + b->len, in, k);
+		b->len += k;
+		in += k;
+		left -= k;
+	}
+	return (la_ssize_t)n;
+oom:
+	s->oom = true;
+	archive_set_error(a, ENOMEM, "tar larger than memory allows");
+	return -1;
+}
+
+/* Queue blocks [0, queue) too, compress what is queued (this thread helps)
+ * and stop the threads. */
+static void gz_stream_close(gz_stream *s, size_t queue)
+{
+	if (queue > s->queued) {
+		pthread_mutex_lock(&s->lock);
+		s->queued = queue;
+		pthread_mutex_unlock(&s->lock);
+	}
+	pthread_mutex_lock(&s->lock);
+	s->closing = true;
+	pthread_cond_broadcast(&s->ready);
+	pthread_mutex_unlock(&s->lock);
+	gz_worker(s); /* this thread helps with what is left */
+	for (size_t k = 0; k < s->nth; k++)
+		pthread_join(s->th[k], NULL);
+	s->nth = 0;
+}
+
+static int gz_stream_init(gz_stream *s, int level, fbc_buf *tar_copy, fbc_error *err)
+{
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	if ((rc = fbc_oci_hasher_init(&s->tar_hash, err)))
+		return rc;
+	s->level = level;
+	s->tar_copy = tar_copy;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->ready, NULL);
+	return 0;
+}
+
+static void gz_stream_dispose(gz_stream *s)
+{
+	if (s->nth)
+		gz_stream_close(s, s->queued);
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->blocks[i]->buf);
+		free(s->blocks[i]->out);
+		free(s->blocks[i]);
+	}
+	free(s->blocks);
+	fbc_oci_hasher_dispose(&s->tar_hash);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->ready);
+}
+
+static int gzip_buf(fbc_buf *out, const fbc_buf *in, int level, fbc_error *err);
+
+/* The tar is complete: finish the gzip into out (and the diff_id). */
+static int gz_stream_finish(gz_stream *s, fbc_buf *out, char diff_id[FBC_OCI_DIGEST_MAX],
+			    fbc_error *err)
+{
 	uLong crc = crc32(0L, Z_NULL, 0);
+	size_t total = 0;
 	int rc = 0;
 
-	w.n = (in->len + GZ_BLOCK - 1) / GZ_BLOCK;
-	if (!(w.blocks = calloc(w.n, sizeof(*w.blocks))))
-		return fbc_error_set(err, FBC_ENOMEM, NULL, "gzip: out of memory");
-	for (size_t i = 0; i < w.n; i++) {
-		gz_block *b = &w.blocks[i];
-		b->in = (const unsigned char *)in->data;
-		b->off = i * GZ_BLOCK;
-		b->len = in->len - b->off < GZ_BLOCK ? in->len - b->off : GZ_BLOCK;
-		b->last = i + 1 == w.n;
-		b->level = level;
+	fbc_oci_hasher_final(&s->tar_hash, diff_id);
+	if (s->total < 2 * GZ_BLOCK) {
+		/* one plain stream, from the (at most two) blocks put together */
+		fbc_buf all;
+
+		gz_stream_close(s, 0);
+		fbc_buf_init(&all, 0);
+		for (size_t i = 0; i < s->n && rc == 0; i++)
+			if (fbc_buf_append(&all, s->blocks[i]->buf + s->blocks[i]->dict_len,
+					   s->blocks[i]->len))
+				rc = fbc_error_set(err, FBC_ENOMEM, NULL, "gzip: out of memory");
+		if (rc == 0)
+			rc = gzip_buf(out, &all, s->level, err);
+		fbc_buf_dispose(&all);
+		return rc;
 	}
-	pthread_mutex_init(&w.lock, NULL);
-	for (long k = 1; k < cores && nth < sizeof(th) / sizeof(th[0]) && nth + 1 < w.n; k++) {
-		if (pthread_create(&th[nth], NULL, gz_worker, &w) != 0)
-			break; /* fewer threads: the same bytes, later */
-		nth++;
-	}
-	gz_worker(&w);
-	for (size_t k = 0; k < nth; k++)
-		pthread_join(th[k], NULL);
-	pthread_mutex_destroy(&w.lock);
-	for (size_t i = 0; i < w.n && rc == 0; i++) {
-		if (w.blocks[i].zr != Z_OK)
+	s->blocks[s->n - 1]->last = true;
+	gz_stream_close(s, s->n);
+	for (size_t i = 0; i < s->n && rc == 0; i++) {
+		if (s->blocks[i]->zr != Z_OK)
 			rc = fbc_error_set(
-				err, w.blocks[i].zr == Z_MEM_ERROR ? FBC_ENOMEM : FBC_EINTERNAL,
-				NULL, "gzip: deflate of block %zu failed (%d)", i, w.blocks[i].zr);
-		total += w.blocks[i].out_len;
+				err, s->blocks[i]->zr == Z_MEM_ERROR ? FBC_ENOMEM : FBC_EINTERNAL,
+				NULL, "gzip: deflate of block %zu failed (%d)", i,
+				s->blocks[i]->zr);
+		total += s->blocks[i]->out_len;
 	}
 	if (rc == 0 && fbc_buf_reserve(out, total + 18 + 1))
 		rc = fbc_error_set(err, FBC_ENOMEM, NULL, "gzip: out of memory");
 	if (rc == 0) {
 		/* the header zlib writes for {os = 255}: no name, no time; XFL as zlib sets it */
 		unsigned char h[10] = {
-			0x1f, 0x8b, 8, 0, 0, 0, 0, 0, level == 9 ? 2 : (level < 2 ? 4 : 0), 255};
+			0x1f, 0x8b, 8, 0, 0, 0, 0, 0, s->level == 9 ? 2 : (s->level < 2 ? 4 : 0),
+			255};
 		unsigned char t[8];
-		uint32_t isize = (uint32_t)in->len;
+		uint32_t isize = (uint32_t)s->total;
 
 		fbc_buf_append(out, h, sizeof(h));
-		for (size_t i = 0; i < w.n; i++) {
-			fbc_buf_append(out, w.blocks[i].out, w.blocks[i].out_len);
-			crc = crc32_combine(crc, w.blocks[i].crc, (z_off_t)w.blocks[i].len);
+		for (size_t i = 0; i < s->n; i++) {
+			fbc_buf_append(out, s->blocks[i]->out, s->blocks[i]->out_len);
+			crc = crc32_combine(crc, s->blocks[i]->crc, (z_off_t)s->blocks[i]->len);
 		}
 		for (int k = 0; k < 4; k++) {
 			t[k] = (unsigned char)(crc >> (8 * k));
@@ -289,9 +454,6 @@ static int gzip_blocks(fbc_buf *out, const fbc_buf *in, int level, fbc_error *er
 		}
 		fbc_buf_append(out, t, sizeof(t));
 	}
-	for (size_t i = 0; i < w.n; i++)
-		free(w.blocks[i].out);
-	free(w.blocks);
 	return rc;
 }
 
@@ -302,8 +464,6 @@ static int gzip_buf(fbc_buf *out, const fbc_buf *in, int level, fbc_error *err)
 	int zr;
 	int rc = 0;
 
-	if (in->len >= 2 * GZ_BLOCK)
-		return gzip_blocks(out, in, level, err);
 	memset(&z, 0, sizeof(z));
 	memset(&h, 0, sizeof(h));
 	h.os = 255; /* unknown: the same bytes on any machine */
@@ -333,11 +493,15 @@ done:
 	return rc;
 }
 
-int fbc_image_layer(fbc_buf *tar_out, fbc_buf *gz_out, const fbc_catalog *cat, int64_t created,
-		    int gzip_level, size_t *n_packages, fbc_error *err)
+int fbc_image_layer(fbc_buf *tar_out, fbc_buf *gz_out, char diff_id[FBC_OCI_DIGEST_MAX],
+		    const fbc_catalog *cat, int64_t created, int gzip_level, size_t *n_packages,
+		    fbc_error *err)
 {
 	collect c = {0};
 	fbc_buf tar;
+	gz_stream s;
+	char digest[FBC_OCI_DIGEST_MAX];
+	bool stream = false;
 	size_t pk = 0;
 	int rc;
 
@@ -348,22 +512,33 @@ int fbc_image_layer(fbc_buf *tar_out, fbc_buf *gz_out, const fbc_catalog *cat, i
 	for (size_t i = 0; i < c.n; i++)
 		if (strcmp(c.groups[i].name, NOPACKAGE_DIR) != 0)
 			pk++;
-	if ((rc = make_tar(&tar, &c, created, err)))
+	if ((rc = gz_stream_init(&s, gzip_level ? gzip_level : 6, tar_out ? &tar : NULL, err)))
 		goto done;
-	if (tar.len > UINT32_MAX) {
+	stream = true;
+	if ((rc = make_tar(&s, &c, created, err))) {
+		if (s.oom)
+			rc = fbc_error_set(err, FBC_ENOMEM, "layer",
+					   "tar larger than memory allows");
+		goto done;
+	}
+	if (s.total > UINT32_MAX) {
 		rc = fbc_error_set(err, FBC_ELIMIT, "layer", "the layer is larger than 4 GiB");
 		goto done;
 	}
-	if ((rc = gzip_buf(gz_out, &tar, gzip_level ? gzip_level : 6, err)))
+	if ((rc = gz_stream_finish(&s, gz_out, digest, err)))
 		goto done;
 	if (n_packages)
 		*n_packages = pk;
+	if (diff_id)
+		memcpy(diff_id, digest, sizeof(digest));
 	if (tar_out) {
 		fbc_buf_dispose(tar_out);
 		*tar_out = tar;
 		fbc_buf_init(&tar, 0);
 	}
 done:
+	if (stream)
+		gz_stream_dispose(&s);
 	for (size_t i = 0; i < c.n; i++) {
 		free(c.groups[i].key);
 		fbc_buf_dispose(&c.groups[i].body);
