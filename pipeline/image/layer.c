@@ -16,15 +16,36 @@
 
 #define NOPACKAGE_DIR "_nopackage"
 
+typedef struct gz_stream gz_stream;
+static la_ssize_t tar_write(struct archive *a, void *ctx, const void *p, size_t n);
+
+/* The tar, written entry by entry into a gz_stream. */
+typedef struct layer_tar {
+	struct archive *a;
+	struct archive_entry *e;
+	fbc_buf path;
+	int64_t created;
+} layer_tar;
+
 typedef struct group {
 	const char *name; /* directory name */
 	char *key;	  /* name + "/", the sort key of its directory entry */
 	fbc_buf body;
+	bool written;
 } group;
 
+/* Render order is package name order (blobs without a package last); tar
+ * order is directory key order ("name/"). They differ only where a name is a
+ * prefix of the next ones ("foo-bar/" sorts before "foo/"), and for the
+ * blobs without a package ("_nopackage/" sorts before lower-case names). So
+ * a finished group is written as soon as no later group can sort before it:
+ * the tar, its hashing and its compression go on while the rest renders. */
 typedef struct collect {
 	group *groups;
 	size_t n, cap;
+	size_t first_pending; /* every group before it is written */
+	bool hold;	      /* blobs without a package: write everything at the end */
+	layer_tar *tar;
 } collect;
 
 static int check_dir_name(const char *name, fbc_error *err)
@@ -41,6 +62,124 @@ static int check_dir_name(const char *name, fbc_error *err)
 	return 0;
 }
 
+static int add_entry(struct archive *a, struct archive_entry *e, const char *path, bool dir,
+		     const fbc_buf *body, int64_t created, fbc_error *err)
+{
+	archive_entry_clear(e);
+	archive_entry_set_pathname(e, path);
+	archive_entry_set_filetype(e, dir ? AE_IFDIR : AE_IFREG);
+	archive_entry_set_perm(e, dir ? 0755 : 0644);
+	archive_entry_set_uid(e, 0);
+	archive_entry_set_gid(e, 0);
+	archive_entry_set_mtime(e, (time_t)created, 0);
+	archive_entry_set_size(e, dir ? 0 : (la_int64_t)body->len);
+	if (archive_write_header(a, e) != ARCHIVE_OK ||
+	    (!dir && body->len &&
+	     archive_write_data(a, body->data, body->len) != (la_ssize_t)body->len))
+		return fbc_error_set(err, FBC_EINTERNAL, path, "tar: %s", archive_error_string(a));
+	return 0;
+}
+
+static void tar_dispose(layer_tar *t)
+{
+	if (t->e)
+		archive_entry_free(t->e);
+	if (t->a)
+		archive_write_free(t->a);
+	fbc_buf_dispose(&t->path);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Open the tar on sink and write its configs/ entry. */
+static int tar_open(layer_tar *t, gz_stream *sink, int64_t created, fbc_error *err)
+{
+	memset(t, 0, sizeof(*t));
+	fbc_buf_init(&t->path, 0);
+	t->created = created;
+	t->a = archive_write_new();
+	t->e = archive_entry_new();
+	if (!t->a || !t->e)
+		return fbc_error_set(err, FBC_ENOMEM, NULL, "out of memory");
+	/* pax only where ustar cannot say it (long names): no atime/ctime records */
+	if (archive_write_set_format_pax_restricted(t->a) != ARCHIVE_OK ||
+	    archive_write_set_bytes_in_last_block(t->a, 1) != ARCHIVE_OK ||
+	    archive_write_open2(t->a, sink, NULL, tar_write, NULL, NULL) != ARCHIVE_OK)
+		return fbc_error_set(err, FBC_EINTERNAL, NULL, "tar: %s",
+				     archive_error_string(t->a));
+	return add_entry(t->a, t->e, "configs/", true, NULL, created, err);
+}
+
+/* configs/<name>/ and configs/<name>/catalog.json; the body is then freed. */
+static int tar_group(layer_tar *t, group *g, fbc_error *err)
+{
+	int rc;
+
+	fbc_buf_reset(&t->path);
+	if (fbc_buf_printf(&t->path, "configs/%s", g->key))
+		return fbc_error_set(err, FBC_ENOMEM, NULL, "out of memory");
+	if ((rc = add_entry(t->a, t->e, t->path.data, true, NULL, t->created, err)))
+		return rc;
+	if (fbc_buf_puts(&t->path, "catalog.json"))
+		return fbc_error_set(err, FBC_ENOMEM, NULL, "out of memory");
+	if ((rc = add_entry(t->a, t->e, t->path.data, false, &g->body, t->created, err)))
+		return rc;
+	g->written = true;
+	fbc_buf_dispose(&g->body);
+	return 0;
+}
+
+static int tar_close(layer_tar *t, fbc_error *err)
+{
+	if (archive_write_close(t->a) != ARCHIVE_OK)
+		return fbc_error_set(err, FBC_EINTERNAL, NULL, "tar: %s",
+				     archive_error_string(t->a));
+	return 0;
+}
+
+static int cmp_group_ptr(const void *a, const void *b)
+{
+	return strcmp((*(group *const *)a)->key, (*(group *const *)b)->key);
+}
+
+/* Write the pending groups that sort before every group still to come, the
+ * next one being named next (NULL: none; then write them all, sorted). */
+static int flush_groups(collect *c, const char *next, fbc_error *err)
+{
+	group **pend = NULL;
+	size_t np = 0;
+	int rc = 0;
+
+	if (!next) {
+		if (c->n > c->first_pending &&
+		    !(pend = malloc((c->n - c->first_pending) * sizeof(*pend))))
+			return fbc_error_set(err, FBC_ENOMEM, NULL, "out of memory");
+		for (size_t i = c->first_pending; i < c->n; i++)
+			if (!c->groups[i].written)
+				pend[np++] = &c->groups[i];
+		qsort(pend, np, sizeof(*pend), cmp_group_ptr);
+		for (size_t i = 0; i < np && rc == 0; i++)
+			rc = tar_group(c->tar, pend[i], err);
+		free(pend);
+		return rc;
+	}
+	for (;;) {
+		group *min = NULL;
+
+		for (size_t i = c->first_pending; i < c->n; i++)
+			if (!c->groups[i].written &&
+			    (!min || strcmp(c->groups[i].key, min->key) < 0))
+				min = &c->groups[i];
+		/* a later name that min's is a prefix of may sort before it */
+		if (!min || !strncmp(next, min->name, strlen(min->name)))
+			break;
+		if ((rc = tar_group(c->tar, min, err)))
+			return rc;
+		while (c->first_pending < c->n && c->groups[c->first_pending].written)
+			c->first_pending++;
+	}
+	return 0;
+}
+
 static int on_line(void *ctx, const char *package, const char *data, size_t len, fbc_error *err)
 {
 	collect *c = ctx;
@@ -51,6 +190,8 @@ static int on_line(void *ctx, const char *package, const char *data, size_t len,
 	if (!g || strcmp(g->name, name) != 0) {
 		/* Render order groups a package's lines together (others last). */
 		if (package && (rc = check_dir_name(package, err)))
+			return rc;
+		if (!c->hold && (rc = flush_groups(c, name, err)))
 			return rc;
 		if (c->n == c->cap) {
 			size_t cap = c->cap ? c->cap * 2 : 64;
@@ -75,80 +216,6 @@ static int on_line(void *ctx, const char *package, const char *data, size_t len,
 	if (fbc_buf_append(&g->body, data, len))
 		return fbc_error_set(err, FBC_ENOMEM, name, "out of memory");
 	return 0;
-}
-
-static int cmp_group(const void *a, const void *b)
-{
-	return strcmp(((const group *)a)->key, ((const group *)b)->key);
-}
-
-static int add_entry(struct archive *a, struct archive_entry *e, const char *path, bool dir,
-		     const fbc_buf *body, int64_t created, fbc_error *err)
-{
-	archive_entry_clear(e);
-	archive_entry_set_pathname(e, path);
-	archive_entry_set_filetype(e, dir ? AE_IFDIR : AE_IFREG);
-	archive_entry_set_perm(e, dir ? 0755 : 0644);
-	archive_entry_set_uid(e, 0);
-	archive_entry_set_gid(e, 0);
-	archive_entry_set_mtime(e, (time_t)created, 0);
-	archive_entry_set_size(e, dir ? 0 : (la_int64_t)body->len);
-	if (archive_write_header(a, e) != ARCHIVE_OK ||
-	    (!dir && body->len &&
-	     archive_write_data(a, body->data, body->len) != (la_ssize_t)body->len))
-		return fbc_error_set(err, FBC_EINTERNAL, path, "tar: %s", archive_error_string(a));
-	return 0;
-}
-
-typedef struct gz_stream gz_stream;
-static la_ssize_t tar_write(struct archive *a, void *ctx, const void *p, size_t n);
-
-/* The tar of the sorted groups, streamed to sink (a gz_stream). */
-static int make_tar(gz_stream *sink, collect *c, int64_t created, fbc_error *err)
-{
-	struct archive *a = archive_write_new();
-	struct archive_entry *e = archive_entry_new();
-	fbc_buf path;
-	int rc = 0;
-
-	fbc_buf_init(&path, 0);
-	if (!a || !e) {
-		rc = fbc_error_set(err, FBC_ENOMEM, NULL, "out of memory");
-		goto done;
-	}
-	/* pax only where ustar cannot say it (long names): no atime/ctime records */
-	if (archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
-	    archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
-	    archive_write_open2(a, sink, NULL, tar_write, NULL, NULL) != ARCHIVE_OK) {
-		rc = fbc_error_set(err, FBC_EINTERNAL, NULL, "tar: %s", archive_error_string(a));
-		goto done;
-	}
-	if ((rc = add_entry(a, e, "configs/", true, NULL, created, err)))
-		goto done;
-	for (size_t i = 0; i < c->n; i++) {
-		fbc_buf_reset(&path);
-		if (fbc_buf_printf(&path, "configs/%s", c->groups[i].key)) {
-			rc = fbc_error_set(err, FBC_ENOMEM, NULL, "out of memory");
-			goto done;
-		}
-		if ((rc = add_entry(a, e, path.data, true, NULL, created, err)))
-			goto done;
-		if (fbc_buf_puts(&path, "catalog.json")) {
-			rc = fbc_error_set(err, FBC_ENOMEM, NULL, "out of memory");
-			goto done;
-		}
-		if ((rc = add_entry(a, e, path.data, false, &c->groups[i].body, created, err)))
-			goto done;
-	}
-	if (archive_write_close(a) != ARCHIVE_OK)
-		rc = fbc_error_set(err, FBC_EINTERNAL, NULL, "tar: %s", archive_error_string(a));
-done:
-	if (e)
-		archive_entry_free(e);
-	if (a)
-		archive_write_free(a);
-	fbc_buf_dispose(&path);
-	return rc;
 }
 
 /* Layers of at least two blocks are compressed as pigz does it: the tar is
@@ -500,27 +567,34 @@ int fbc_image_layer(fbc_buf *tar_out, fbc_buf *gz_out, char diff_id[FBC_OCI_DIGE
 	collect c = {0};
 	fbc_buf tar;
 	gz_stream s;
+	layer_tar t;
 	char digest[FBC_OCI_DIGEST_MAX];
 	bool stream = false;
 	size_t pk = 0;
 	int rc;
 
+	memset(&t, 0, sizeof(t));
 	fbc_buf_init(&tar, 0);
-	if ((rc = fbc_render_catalog_grouped(cat, on_line, &c, err)))
-		goto done;
-	qsort(c.groups, c.n, sizeof(*c.groups), cmp_group);
-	for (size_t i = 0; i < c.n; i++)
-		if (strcmp(c.groups[i].name, NOPACKAGE_DIR) != 0)
-			pk++;
+	for (size_t i = 0; i < cat->others.len && !c.hold; i++) {
+		const fbc_other *o = FBC_CATALOG_AT(cat->others, fbc_other, i);
+
+		c.hold = !o->package || !o->package[0];
+	}
 	if ((rc = gz_stream_init(&s, gzip_level ? gzip_level : 6, tar_out ? &tar : NULL, err)))
 		goto done;
 	stream = true;
-	if ((rc = make_tar(&s, &c, created, err))) {
+	c.tar = &t;
+	if ((rc = tar_open(&t, &s, created, err)) ||
+	    (rc = fbc_render_catalog_grouped(cat, on_line, &c, err)) ||
+	    (rc = flush_groups(&c, NULL, err)) || (rc = tar_close(&t, err))) {
 		if (s.oom)
 			rc = fbc_error_set(err, FBC_ENOMEM, "layer",
 					   "tar larger than memory allows");
 		goto done;
 	}
+	for (size_t i = 0; i < c.n; i++)
+		if (strcmp(c.groups[i].name, NOPACKAGE_DIR) != 0)
+			pk++;
 	if (s.total > UINT32_MAX) {
 		rc = fbc_error_set(err, FBC_ELIMIT, "layer", "the layer is larger than 4 GiB");
 		goto done;
@@ -537,6 +611,7 @@ int fbc_image_layer(fbc_buf *tar_out, fbc_buf *gz_out, char diff_id[FBC_OCI_DIGE
 		fbc_buf_init(&tar, 0);
 	}
 done:
+	tar_dispose(&t);
 	if (stream)
 		gz_stream_dispose(&s);
 	for (size_t i = 0; i < c.n; i++) {
