@@ -46,6 +46,7 @@ typedef struct collect {
 	size_t first_pending; /* every group before it is written */
 	bool hold;	      /* blobs without a package: write everything at the end */
 	layer_tar *tar;
+	fbc_buf spare; /* the largest body written so far, for the next group */
 } collect;
 
 static int check_dir_name(const char *name, fbc_error *err)
@@ -124,7 +125,6 @@ static int tar_group(layer_tar *t, group *g, fbc_error *err)
 	if ((rc = add_entry(t->a, t->e, t->path.data, false, &g->body, t->created, err)))
 		return rc;
 	g->written = true;
-	fbc_buf_dispose(&g->body);
 	return 0;
 }
 
@@ -174,6 +174,14 @@ static int flush_groups(collect *c, const char *next, fbc_error *err)
 			break;
 		if ((rc = tar_group(c->tar, min, err)))
 			return rc;
+		/* keep the larger buffer for the next group's body */
+		if (min->body.cap > c->spare.cap) {
+			fbc_buf t = c->spare;
+
+			c->spare = min->body;
+			min->body = t;
+		}
+		fbc_buf_dispose(&min->body);
 		while (c->first_pending < c->n && c->groups[c->first_pending].written)
 			c->first_pending++;
 	}
@@ -205,7 +213,9 @@ static int on_line(void *ctx, const char *package, const char *data, size_t len,
 		g = &c->groups[c->n];
 		memset(g, 0, sizeof(*g));
 		g->name = name;
-		fbc_buf_init(&g->body, 0);
+		g->body = c->spare;
+		fbc_buf_reset(&g->body);
+		fbc_buf_init(&c->spare, 0);
 		if (!(g->key = malloc(strlen(name) + 2)))
 			return fbc_error_set(err, FBC_ENOMEM, NULL, "out of memory");
 		memcpy(g->key, name, strlen(name));
@@ -253,6 +263,8 @@ struct gz_stream {
 	size_t queued; /* blocks [0, queued) may be compressed; guarded by lock */
 	size_t next;   /* the next block to claim; guarded by lock */
 	bool closing;  /* nothing more will be queued; guarded by lock */
+	unsigned char *spare[GZ_THREADS_MAX + 2]; /* input buffers to reuse; guarded by lock */
+	size_t n_spare;
 	pthread_mutex_t lock;
 	pthread_cond_t ready;
 	pthread_t th[GZ_THREADS_MAX];
@@ -293,8 +305,19 @@ static void gz_block_run(gz_block *b, int level)
 	b->out_len = bound - z.avail_out;
 done:
 	deflateEnd(&z);
-	/* the next block copied its dictionary when it began: the input is done with */
-	free(b->buf);
+}
+
+/* Compress block b (claimed under the lock, which is not held) and give its
+ * input buffer back for a later block: the next block copied its dictionary
+ * when it began. Returns with the lock held. */
+static void gz_run_claimed(gz_stream *s, gz_block *b)
+{
+	gz_block_run(b, s->level);
+	pthread_mutex_lock(&s->lock);
+	if (s->n_spare < sizeof(s->spare) / sizeof(s->spare[0]))
+		s->spare[s->n_spare++] = b->buf;
+	else
+		free(b->buf);
 	b->buf = NULL;
 }
 
@@ -310,8 +333,7 @@ static void *gz_worker(void *arg)
 		if (s->next < s->queued) {
 			b = s->blocks[s->next++];
 			pthread_mutex_unlock(&s->lock);
-			gz_block_run(b, s->level);
-			pthread_mutex_lock(&s->lock);
+			gz_run_claimed(s, b);
 		} else if (s->closing) {
 			break;
 		} else {
@@ -339,6 +361,15 @@ static void gz_queue(gz_stream *s, size_t upto)
 	pthread_mutex_lock(&s->lock);
 	s->queued = upto;
 	pthread_cond_broadcast(&s->ready);
+	/* More queued than the threads can start on: the tar is written faster
+	 * than it is compressed, so this thread compresses one block too (the
+	 * same work, and the input buffers in flight stay few). */
+	if (s->queued - s->next > s->nth + 1) {
+		gz_block *b = s->blocks[s->next++];
+
+		pthread_mutex_unlock(&s->lock);
+		gz_run_claimed(s, b);
+	}
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -351,7 +382,11 @@ static int gz_begin_block(gz_stream *s)
 	if (!b)
 		return -1;
 	b->dict_len = prev ? GZ_DICT : 0; /* the block before is 1 MiB, longer than that */
-	if (!(b->buf = malloc(b->dict_len + GZ_BLOCK))) {
+	pthread_mutex_lock(&s->lock);
+	if (s->n_spare)
+		b->buf = s->spare[--s->n_spare];
+	pthread_mutex_unlock(&s->lock);
+	if (!b->buf && !(b->buf = malloc(GZ_DICT + GZ_BLOCK))) {
 		free(b);
 		return -1;
 	}
@@ -459,6 +494,8 @@ static void gz_stream_dispose(gz_stream *s)
 		free(s->blocks[i]);
 	}
 	free(s->blocks);
+	for (size_t i = 0; i < s->n_spare; i++)
+		free(s->spare[i]);
 	fbc_oci_hasher_dispose(&s->tar_hash);
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->ready);
@@ -575,6 +612,7 @@ int fbc_image_layer(fbc_buf *tar_out, fbc_buf *gz_out, char diff_id[FBC_OCI_DIGE
 
 	memset(&t, 0, sizeof(t));
 	fbc_buf_init(&tar, 0);
+	fbc_buf_init(&c.spare, 0);
 	for (size_t i = 0; i < cat->others.len && !c.hold; i++) {
 		const fbc_other *o = FBC_CATALOG_AT(cat->others, fbc_other, i);
 
@@ -619,6 +657,7 @@ done:
 		fbc_buf_dispose(&c.groups[i].body);
 	}
 	free(c.groups);
+	fbc_buf_dispose(&c.spare);
 	fbc_buf_dispose(&tar);
 	return rc;
 }
