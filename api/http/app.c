@@ -9,6 +9,8 @@
 #include <strings.h>
 #include <time.h>
 
+static void *rev_refresher(void *arg);
+
 int fbc_http_app_init(fbc_http_app *app, fbc_db *db, const char *tmp_dir, size_t cache_bytes,
 		      unsigned rev_ttl_ms)
 {
@@ -34,6 +36,17 @@ int fbc_http_app_init(fbc_http_app *app, fbc_db *db, const char *tmp_dir, size_t
 		fbc_http_cache_free(app->responses);
 		return FBC_EINTERNAL;
 	}
+	if (pthread_cond_init(&app->refresh_cond, NULL) != 0) {
+		pthread_mutex_destroy(&app->gauges_lock);
+		pthread_mutex_destroy(&app->lock);
+		fbc_http_catcache_free(app->catalogs);
+		fbc_http_cache_free(app->responses);
+		return FBC_EINTERNAL;
+	}
+	/* without the thread, expired revisions are looked up by a request */
+	if (db && rev_ttl_ms)
+		app->refresher_running =
+			pthread_create(&app->refresher, NULL, rev_refresher, app) == 0;
 	return 0;
 }
 
@@ -41,6 +54,15 @@ void fbc_http_app_dispose(fbc_http_app *app)
 {
 	if (!app)
 		return;
+	if (app->refresher_running) {
+		pthread_mutex_lock(&app->lock);
+		app->refresher_stop = true;
+		pthread_cond_signal(&app->refresh_cond);
+		pthread_mutex_unlock(&app->lock);
+		pthread_join(app->refresher, NULL);
+		app->refresher_running = false;
+	}
+	pthread_cond_destroy(&app->refresh_cond);
 	fbc_http_app_metrics_stop(app);
 	fbc_http_catalogd_dispose(app);
 	fbc_http_cache_free(app->responses);
@@ -101,9 +123,10 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* How long past its TTL a resolved revision may still be served while one
- * request looks it up again. */
+/* How long past its TTL a resolved revision may still be served while it
+ * is looked up again, and how long after a failed lookup the next one. */
 #define REV_STALE_MS 30000
+#define REV_RETRY_MS 250
 
 static bool rev_lookup(fbc_db_rev *out, fbc_http_app *app, const char *catalog, int64_t number)
 {
@@ -121,6 +144,13 @@ static bool rev_lookup(fbc_db_rev *out, fbc_http_app *app, const char *catalog, 
 		if (s->expires_ms > now || (s->refreshing && s->stale_ms > now)) {
 			*out = s->rev;
 			hit = true;
+		} else if (s->stale_ms > now && app->refresher_running) {
+			*out = s->rev;
+			hit = true;
+			if (s->retry_ms <= now) {
+				s->refreshing = s->queued = true;
+				pthread_cond_signal(&app->refresh_cond);
+			}
 		} else if (s->stale_ms > now) {
 			s->refreshing = true; /* this caller looks it up again */
 		}
@@ -142,12 +172,14 @@ static void rev_refresh_failed(fbc_http_app *app, const char *catalog, int64_t n
 	pthread_mutex_unlock(&app->lock);
 }
 
-static void rev_store(fbc_http_app *app, const char *catalog, int64_t number, const fbc_db_rev *rev)
+/* Under app->lock. */
+static void rev_store_locked(fbc_http_app *app, const char *catalog, int64_t number,
+			     const fbc_db_rev *rev)
 {
+	struct fbc_http_rev_slot *s = NULL;
+
 	if (!app->rev_ttl_ms || strlen(catalog) >= sizeof(app->revs[0].catalog))
 		return;
-	pthread_mutex_lock(&app->lock);
-	struct fbc_http_rev_slot *s = NULL;
 	for (size_t i = 0; i < FBC_HTTP_REV_CACHE_SLOTS && !s; i++)
 		if (app->revs[i].expires_ms && app->revs[i].number == number &&
 		    !strcmp(app->revs[i].catalog, catalog))
@@ -159,17 +191,78 @@ static void rev_store(fbc_http_app *app, const char *catalog, int64_t number, co
 	s->rev = *rev;
 	s->expires_ms = now_ms() + app->rev_ttl_ms;
 	s->stale_ms = s->expires_ms + REV_STALE_MS;
-	s->refreshing = false;
+	s->retry_ms = 0;
+	s->refreshing = s->queued = false;
+}
+
+static void rev_store(fbc_http_app *app, const char *catalog, int64_t number, const fbc_db_rev *rev)
+{
+	pthread_mutex_lock(&app->lock);
+	rev_store_locked(app, catalog, number, rev);
 	pthread_mutex_unlock(&app->lock);
 }
 
-/* This replica changed a catalog: forget every resolved revision. */
+/* This replica changed a catalog: forget every resolved revision (and what
+ * a refresh in flight read before the change). */
 void fbc_http_app_forget_revisions(fbc_http_app *app)
 {
 	pthread_mutex_lock(&app->lock);
 	for (size_t i = 0; i < FBC_HTTP_REV_CACHE_SLOTS; i++)
 		app->revs[i].expires_ms = 0;
+	app->rev_gen++;
 	pthread_mutex_unlock(&app->lock);
+}
+
+/* The refresher thread: looks up again, one at a time, the revisions that
+ * requests found expired and went on serving. A failure leaves the entry
+ * as it was, served until stale_ms, and lets a request queue it again
+ * REV_RETRY_MS later; a catalog or revision that no longer exists is
+ * forgotten, so that the next request answers 404 from the database. */
+static void *rev_refresher(void *arg)
+{
+	fbc_http_app *app = arg;
+
+	pthread_mutex_lock(&app->lock);
+	while (!app->refresher_stop) {
+		struct fbc_http_rev_slot *s = NULL;
+		char catalog[sizeof(app->revs[0].catalog)];
+		int64_t number;
+		unsigned long gen;
+		fbc_db_rev rev;
+		fbc_error err;
+		int rc;
+
+		for (size_t i = 0; i < FBC_HTTP_REV_CACHE_SLOTS && !s; i++)
+			if (app->revs[i].queued)
+				s = &app->revs[i];
+		if (!s) {
+			pthread_cond_wait(&app->refresh_cond, &app->lock);
+			continue;
+		}
+		s->queued = false;
+		memcpy(catalog, s->catalog, sizeof(catalog));
+		number = s->number;
+		gen = app->rev_gen;
+		pthread_mutex_unlock(&app->lock);
+		fbc_error_init(&err);
+		rc = fbc_db_revision_resolve(&rev, app->db, catalog, number, &err);
+		pthread_mutex_lock(&app->lock);
+		if (rc == 0 && gen == app->rev_gen) {
+			rev_store_locked(app, catalog, number, &rev);
+			continue;
+		}
+		for (size_t i = 0; i < FBC_HTTP_REV_CACHE_SLOTS; i++) {
+			s = &app->revs[i];
+			if (!s->expires_ms || s->number != number || strcmp(s->catalog, catalog))
+				continue;
+			if (rc == FBC_ENOTFOUND)
+				s->expires_ms = 0;
+			s->refreshing = s->queued = false;
+			s->retry_ms = rc != 0 ? now_ms() + REV_RETRY_MS : 0;
+		}
+	}
+	pthread_mutex_unlock(&app->lock);
+	return NULL;
 }
 
 int fbc_http_app_revision(fbc_db_rev *out, fbc_http_app *app, const char *catalog, int64_t number,

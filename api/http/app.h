@@ -9,7 +9,8 @@
  * (/api/v1/all) is cached in memory by content digest, with its gzip form,
  * because revisions are immutable.
  *
- * Ownership: the app borrows db; fbc_http_app_dispose frees the cache.
+ * Ownership: the app borrows db; fbc_http_app_dispose frees the cache and
+ * stops the thread that refreshes expired revisions (db must outlive it).
  * Thread-safety: handlers run concurrently; the cache has its own lock.
  */
 #ifndef FBC_API_HTTP_APP_H
@@ -40,11 +41,14 @@ struct fbc_http_rev_slot {
 	int64_t number;
 	fbc_db_rev rev;
 	int64_t expires_ms; /* 0 = empty */
-	/* Past expires_ms the entry is looked up again by one request while
-	 * the others keep using it (up to stale_ms): a database that is slow or
-	 * frozen then delays that one request, not every cached read. */
+	/* Past expires_ms the entry is still served (up to stale_ms) while the
+	 * refresher thread looks it up again: a database that is slow or frozen
+	 * delays no read that has a revision to serve. Without the thread (no
+	 * database, no TTL) the request that finds it expired looks it up. */
 	int64_t stale_ms;
-	bool refreshing;
+	int64_t retry_ms; /* after a failed refresh, none before this */
+	bool refreshing;  /* queued for the refresher or being looked up */
+	bool queued;	  /* waiting for the refresher */
 };
 
 typedef struct fbc_http_app {
@@ -55,7 +59,13 @@ typedef struct fbc_http_app {
 	unsigned long tick;
 	struct fbc_http_rev_slot revs[FBC_HTTP_REV_CACHE_SLOTS];
 	size_t rev_next;
-	unsigned rev_ttl_ms;	     /* 0 disables the revision table */
+	unsigned rev_ttl_ms; /* 0 disables the revision table */
+	/* the refresher thread (under lock): started by fbc_http_app_init when
+	 * there is a database and a TTL, stopped by fbc_http_app_dispose */
+	pthread_t refresher;
+	pthread_cond_t refresh_cond;
+	bool refresher_running, refresher_stop;
+	unsigned long rev_gen;	     /* bumped by fbc_http_app_forget_revisions */
 	fbc_http_cache *responses;   /* NULL disables the response cache */
 	fbc_http_catcache *catalogs; /* loaded revisions for POST /v1/resolve */
 	bool metrics_auth;	     /* GET /metrics needs the read scope */
