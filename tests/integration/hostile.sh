@@ -18,9 +18,10 @@
 #      503 with Retry-After, and leave nothing behind; an anonymous body
 #      limit below the writers' one;
 #   7. PostgreSQL frozen (SIGSTOP) for 4 s: cached reads and /healthz are
-#      not delayed (p99 < 50 ms); the first request after a restart of
-#      PostgreSQL is answered, not a 500; a burst of identical failures is
-#      logged once with a count.
+#      not delayed (p99 < 50 ms, none waits for the freeze to end: not even
+#      the one that finds the current revision expired); the first request
+#      after a restart of PostgreSQL is answered, not a 500; a burst of
+#      identical failures is logged once with a count.
 #   hostile.sh FBCD EXAMPLE_CATALOG_DIR
 # HOSTILE_SECONDS (default 15) is how long the connection flood lasts (the
 # issue's figure is 60 s; CI uses less). Needs python3 and curl; skips (77)
@@ -379,8 +380,9 @@ PY
 
 # ---- 7. database blips
 # a cached read, then PostgreSQL frozen for 4 s: cached reads and /healthz
-# are served throughout (the current revision is reused while it is being
-# looked up again), p99 < 50 ms
+# are served throughout (the current revision is reused while a background
+# thread looks it up again), p99 < 50 ms and none waits a second (the
+# revision expires during the freeze: its lookup must not hold a request)
 curl -sf "$B/v1/catalogs/ex/packages" >/dev/null
 PGPID=$(head -1 "$PGDIR/data/postmaster.pid")
 python3 - "$PORT" "$PGPID" "$SLOW" <<'PY' && pass || fail "cached reads while PostgreSQL is frozen"
@@ -422,7 +424,7 @@ for path, l in lat.items():
     l.sort()
     p99 = l[int(len(l) * 0.99)]
     print("    PostgreSQL frozen 4 s: %s %d requests, p99 %.1f ms, max %.0f ms" % (path, len(l), p99 * 1e3, l[-1] * 1e3))
-    ok = ok and p99 < 0.05 * slow
+    ok = ok and p99 < 0.05 * slow and l[-1] < 1.0 * slow
 if errs: print("    errors:", errs[:5])
 sys.exit(0 if ok else 1)
 PY
