@@ -4,29 +4,81 @@
 
 #include "service/base/strmap.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+/* The stream and its gzip form live in sealed memory files (memfd), mapped
+ * read-only: the server sends them with sendfile (see queue in server.c),
+ * and the mapping is the in-memory copy, so nothing is held twice. When a
+ * memory file cannot be made they stay on the heap (fd -1). */
 struct fbc_http_blob {
 	atomic_int refs;
 	char digest[80];
 	char *data;
 	size_t len;
+	int fd;
 	char *gz;
 	size_t gz_len;
+	int gz_fd;
 	unsigned long used;
 };
+
+/* Move *data (heap, len bytes) into a sealed memory file mapped read-only:
+ * *data becomes the mapping and the file is returned, or -1 (and *data
+ * left as it was). */
+static int to_memfd(char **data, size_t len)
+{
+	int fd;
+	void *map;
+	size_t off = 0;
+
+	if (!*data || len == 0)
+		return -1;
+	fd = memfd_create("fbcd-all", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -1;
+	while (off < len) {
+		ssize_t n = write(fd, *data + off, len - off);
+		if (n <= 0)
+			goto fail;
+		off += (size_t)n;
+	}
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
+		goto fail;
+	map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		goto fail;
+	free(*data);
+	*data = map;
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+static void blob_part_free(char *data, size_t len, int fd)
+{
+	if (fd >= 0) {
+		munmap(data, len);
+		close(fd);
+	} else {
+		free(data);
+	}
+}
 
 static void blob_unref(void *p)
 {
 	struct fbc_http_blob *b = p;
 
 	if (b && atomic_fetch_sub(&b->refs, 1) == 1) {
-		free(b->data);
-		free(b->gz);
+		blob_part_free(b->data, b->len, b->fd);
+		blob_part_free(b->gz, b->gz_len, b->gz_fd);
 		free(b);
 	}
 }
@@ -112,10 +164,14 @@ static int all_load(struct fbc_http_blob **out, fbc_http_app *app, const fbc_db_
 	snprintf(b->digest, sizeof(b->digest), "%s", rev->digest);
 	b->data = data;
 	b->len = len;
+	b->gz_fd = -1;
 	fbc_buf_init(&gz, len + 65536);
 	if (fbc_http_gzip(&gz, data, len, err) == 0)
 		b->gz = fbc_buf_detach(&gz, &b->gz_len);
 	fbc_buf_dispose(&gz);
+	b->fd = to_memfd(&b->data, b->len);
+	if (b->gz)
+		b->gz_fd = to_memfd(&b->gz, b->gz_len);
 	cache_put(app, b);
 	*out = b;
 	return 0;
@@ -151,6 +207,14 @@ int fbc_http_catalogd_all(fbc_http_req *req, fbc_http_resp *resp)
 	fbc_http_body(resp, 200, "application/jsonl", b->data, b->len);
 	resp->body_gz = b->gz;
 	resp->body_gz_len = b->gz_len;
+	if (b->fd >= 0) {
+		resp->file_body = b->data;
+		resp->body_file = b->fd;
+	}
+	if (b->gz_fd >= 0) {
+		resp->file_body_gz = b->gz;
+		resp->body_gz_file = b->gz_fd;
+	}
 	resp->release = blob_unref;
 	resp->release_ctx = b;
 	return 0;

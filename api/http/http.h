@@ -97,6 +97,14 @@ typedef struct fbc_http_resp {
 	void (*release)(void *); /* called once the body is no longer needed */
 	void *release_ctx;
 	bool no_compress;
+	/* Optional: body_file (body_gz_file) is a descriptor whose bytes from
+	 * offset 0 are exactly body (body_gz), borrowed like them; the server
+	 * sends such a whole body with sendfile(2). Only read when the pointer
+	 * beside it equals body (body_gz): a Range answer moves body on. */
+	const char *file_body;
+	int body_file;
+	const char *file_body_gz;
+	int body_gz_file;
 } fbc_http_resp;
 
 /* Returns 0 when resp was filled (including problem responses); a negative

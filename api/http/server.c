@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #define GZIP_MIN_BYTES 1400
+/* bodies from this size on are sent from their file when they have one */
+#define FILE_MIN_BYTES (256 * 1024)
 #define MAX_THREADS    64
 
 struct fbc_http_server {
@@ -446,8 +448,25 @@ static enum MHD_Result queue(struct fbc_http_server *srv, struct MHD_Connection 
 			}
 		}
 	}
-	mr = MHD_create_response_from_buffer(len, (void *)(uintptr_t)(body ? body : ""),
-					     MHD_RESPMEM_PERSISTENT);
+	mr = NULL;
+	/* A large body kept in a file goes out with sendfile: on loopback its
+	 * pages travel by reference, and many connections reading 13 MB at
+	 * once are then served evenly (as nginx serves a static file); copied
+	 * from memory, a few got most of the bandwidth while others waited
+	 * seconds (wrk timeouts). libmicrohttpd closes its own descriptor. */
+	if (len >= FILE_MIN_BYTES && body &&
+	    (body == resp->file_body || (gz && body == resp->file_body_gz))) {
+		int fd = dup(body == resp->file_body ? resp->body_file : resp->body_gz_file);
+
+		if (fd >= 0) {
+			mr = MHD_create_response_from_fd_at_offset64(len, fd, 0);
+			if (!mr)
+				close(fd);
+		}
+	}
+	if (!mr)
+		mr = MHD_create_response_from_buffer(len, (void *)(uintptr_t)(body ? body : ""),
+						     MHD_RESPMEM_PERSISTENT);
 	if (!mr)
 		return MHD_NO;
 	if (resp->content_type)
