@@ -21,14 +21,18 @@
 #include <unistd.h>
 
 #define GZIP_MIN_BYTES 1400
-/* bodies from this size on are sent from their file when they have one */
+/* bodies from this size on are sent from their file when they have one, by
+ * at most FILE_SENDS_MAX responses at once (each holds a descriptor until
+ * it is sent; the others are sent from memory) */
 #define FILE_MIN_BYTES (256 * 1024)
+#define FILE_SENDS_MAX 256
 #define MAX_THREADS    64
 
 struct fbc_http_server {
 	struct MHD_Daemon *daemon;
 	fbc_http_server_opts opts;
 	atomic_long in_flight;
+	atomic_uint file_sends; /* responses holding a descriptor (FILE_SENDS_MAX) */
 	unsigned port;
 	fbc_head_watch *watch; /* head deadline, NULL when off */
 };
@@ -44,6 +48,7 @@ struct req_state {
 	bool over_budget; /* a chunked body ran out of budget */
 	size_t discarded; /* body bytes read past the limit (chunked uploads) */
 	bool answered;	  /* a response was queued before the body arrived */
+	bool file_send;	  /* counted in file_sends */
 	fbc_http_resp resp;
 	struct timespec start;
 	char request_id[FBC_HTTP_REQUEST_ID_MAX + 1];
@@ -420,7 +425,7 @@ static enum MHD_Result queue(struct fbc_http_server *srv, struct MHD_Connection 
 	fbc_http_resp *resp = &st->resp;
 	const char *body = resp->body;
 	size_t len = resp->body_len;
-	bool gz = false;
+	bool gz = false, from_file;
 	struct MHD_Response *mr;
 	enum MHD_Result ret;
 
@@ -454,8 +459,13 @@ static enum MHD_Result queue(struct fbc_http_server *srv, struct MHD_Connection 
 	 * once are then served evenly (as nginx serves a static file); copied
 	 * from memory, a few got most of the bandwidth while others waited
 	 * seconds (wrk timeouts). libmicrohttpd closes its own descriptor. */
-	if (len >= FILE_MIN_BYTES && body &&
-	    (body == resp->file_body || (gz && body == resp->file_body_gz))) {
+	from_file = len >= FILE_MIN_BYTES && body &&
+		    (body == resp->file_body || (gz && body == resp->file_body_gz));
+	if (from_file && atomic_fetch_add(&srv->file_sends, 1) >= FILE_SENDS_MAX) {
+		atomic_fetch_sub(&srv->file_sends, 1);
+		from_file = false;
+	}
+	if (from_file) {
 		int fd = dup(body == resp->file_body ? resp->body_file : resp->body_gz_file);
 
 		if (fd >= 0) {
@@ -463,6 +473,9 @@ static enum MHD_Result queue(struct fbc_http_server *srv, struct MHD_Connection 
 			if (!mr)
 				close(fd);
 		}
+		st->file_send = mr != NULL;
+		if (!mr)
+			atomic_fetch_sub(&srv->file_sends, 1);
 	}
 	if (!mr)
 		mr = MHD_create_response_from_buffer(len, (void *)(uintptr_t)(body ? body : ""),
@@ -716,6 +729,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	fbc_http_resp_dispose(&st->resp);
 	fbc_buf_dispose(&st->body);
 	fbc_http_budget_give(srv->opts.budget, st->reserved);
+	if (st->file_send)
+		atomic_fetch_sub(&srv->file_sends, 1);
 	fbc_arena_free(st->arena);
 	free(st);
 	*con_cls = NULL;
@@ -791,11 +806,11 @@ bad:
 }
 
 /* File descriptors the process keeps beside client connections (database
- * connections, uploads being extracted, log files): the connection limit
- * leaves this many free below RLIMIT_NOFILE, so that a full house of
- * clients never makes the server fail to open a file or a database
- * connection. */
-#define FD_RESERVE 256
+ * connections, uploads being extracted, log files, responses being sent
+ * from their file): the connection limit leaves this many free below
+ * RLIMIT_NOFILE, so that a full house of clients never makes the server
+ * fail to open a file or a database connection. */
+#define FD_RESERVE (256 + FILE_SENDS_MAX)
 
 static unsigned fit_connection_limit(unsigned want)
 {
@@ -847,6 +862,7 @@ int fbc_http_server_start(fbc_http_server **out, const fbc_http_server_opts *opt
 	srv->opts = *opts;
 	srv->opts.header_timeout_s = header_timeout;
 	atomic_init(&srv->in_flight, 0);
+	atomic_init(&srv->file_sends, 0);
 	if (opts->head_deadline_s &&
 	    fbc_head_watch_start(&srv->watch, opts->head_deadline_s) != 0) {
 		rc = fbc_error_set(err, FBC_ENOMEM, "server",
