@@ -141,6 +141,17 @@ static void evict_locked(fbc_checks_cache *cc)
 	}
 }
 
+/* Put e at the head, as the most recently used, and evict past the bound. */
+static void insert_locked(fbc_checks_cache *cc, chk_cache_entry *e)
+{
+	e->used = ++cc->tick;
+	e->next = cc->head;
+	cc->head = e;
+	cc->bytes += e->bytes;
+	cc->n++;
+	evict_locked(cc);
+}
+
 int chk_cache_put(chk_cache_entry **out, fbc_checks_cache *cc, const char *id, fbc_catalog *cat,
 		  fbc_diags *diags, const char *load_error, fbc_error *err)
 {
@@ -160,12 +171,7 @@ int chk_cache_put(chk_cache_entry **out, fbc_checks_cache *cc, const char *id, f
 	e->bytes = 4096 + (cat ? fbc_arena_used(cat->arena) : 0) +
 		   (e->diags.arena ? fbc_arena_used(e->diags.arena) : 0);
 	pthread_mutex_lock(&cc->mu);
-	e->used = ++cc->tick;
-	e->next = cc->head;
-	cc->head = e;
-	cc->bytes += e->bytes;
-	cc->n++;
-	evict_locked(cc);
+	insert_locked(cc, e);
 	pthread_mutex_unlock(&cc->mu);
 	*out = e;
 	return 0;
@@ -223,12 +229,7 @@ static void bytes_insert(fbc_checks_cache *cc, const char *key, const char *data
 		entry_free(e);
 		return;
 	}
-	e->used = ++cc->tick;
-	e->next = cc->head;
-	cc->head = e;
-	cc->bytes += e->bytes;
-	cc->n++;
-	evict_locked(cc);
+	insert_locked(cc, e);
 	pthread_mutex_unlock(&cc->mu);
 }
 
