@@ -112,9 +112,10 @@ int fbc_http_catalog_delete(fbc_http_req *req, fbc_http_resp *resp)
 /* -------------------------------------------------------------- content */
 
 /* Load + validate the body. Returns 0 with *cat on success (valid), 1 when
- * resp holds the answer (bad body, or 422 with the findings). */
+ * resp holds the answer (bad body, or 422 with the findings). validate_only:
+ * the catalog is not stored (fbc_http_content_load). */
 static int load_body(fbc_catalog **cat, json_t **report, fbc_http_req *req, fbc_http_resp *resp,
-		     bool problem_on_invalid)
+		     bool problem_on_invalid, bool validate_only)
 {
 	fbc_diags diags;
 	fbc_error err;
@@ -146,7 +147,7 @@ static int load_body(fbc_catalog **cat, json_t **report, fbc_http_req *req, fbc_
 		lim.max_total_bytes = req->max_extract;
 	lim.budget = req->budget;
 	if (fbc_http_content_load(&c, &diags, req->content_type, req->body, req->body_len,
-				  app_of(req)->tmp_dir, &lim, &err) != 0) {
+				  app_of(req)->tmp_dir, &lim, validate_only, &err) != 0) {
 		if (err.code == FBC_EINVAL || err.code == FBC_EPARSE) {
 			fbc_http_problem(resp, req, 400, "bad_content", "%s: %s", err.where,
 					 err.message);
@@ -199,7 +200,7 @@ int fbc_http_content_put(fbc_http_req *req, fbc_http_resp *resp)
 		return fbc_http_problem_from_error(resp, req, &err);
 	json_decref(out);
 	out = NULL;
-	if (load_body(&cat, &report, req, resp, true) != 0)
+	if (load_body(&cat, &report, req, resp, true, false) != 0)
 		return 0;
 	json_decref(report);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -231,7 +232,7 @@ int fbc_http_validate(fbc_http_req *req, fbc_http_resp *resp)
 	fbc_catalog *cat = NULL;
 	json_t *report = NULL;
 
-	if (load_body(&cat, &report, req, resp, false) != 0)
+	if (load_body(&cat, &report, req, resp, false, true) != 0)
 		return 0;
 	fbc_catalog_free(cat);
 	return fbc_http_json(resp, req, 200, report);

@@ -309,15 +309,18 @@ static int add_meta(void *ctx, const fbc_meta *meta, fbc_error *err)
 
 int fbc_http_content_load(fbc_catalog **out, fbc_diags *diags, const char *content_type,
 			  const char *body, size_t len, const char *tmp_root,
-			  const fbc_untar_limits *lim_in, fbc_error *err)
+			  const fbc_untar_limits *lim_in, bool validate_only, fbc_error *err)
 {
 	uint64_t taken = 0;
 	fbc_catalog *cat = NULL;
 	char dir[MAX_PATH_BYTES];
 	bool made_dir = false;
 	int kind = fbc_http_content_kind(content_type);
+	fbc_load_limits load_lim;
 	int rc;
 
+	fbc_load_limits_default(&load_lim);
+	load_lim.validate_only = validate_only;
 	if (kind == FBC_CONTENT_UNKNOWN) {
 		rc = fbc_error_set(err, FBC_EINVAL, "Content-Type",
 				   "'%s' is not application/gzip (tar.gz), application/x-tar, "
@@ -347,12 +350,12 @@ int fbc_http_content_load(fbc_catalog **out, fbc_diags *diags, const char *conte
 		rc = fbc_http_untar(dir, body, len, &lim, err);
 		if (rc != 0)
 			goto done;
-		rc = fbc_catalog_load_dir(&cat, dir, NULL, diags, err);
+		rc = fbc_catalog_load_dir(&cat, dir, &load_lim, diags, err);
 		if (rc != 0)
 			goto done;
 	} else {
 		struct add_ctx ctx;
-		rc = fbc_catalog_create(&cat, NULL, err);
+		rc = fbc_catalog_create(&cat, &load_lim, err);
 		if (rc != 0)
 			goto done;
 		ctx.cat = cat;

@@ -21,6 +21,7 @@
 #include "service/base/error.h"
 #include "service/fbc/model.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,9 +60,11 @@ enum { FBC_CONTENT_UNKNOWN = 0, FBC_CONTENT_TAR, FBC_CONTENT_JSON, FBC_CONTENT_Y
 /* Load the body into a linked catalog and run validation; findings go to
  * diags (the catalog is valid when none were recorded). tmp_root is where
  * the extraction directory is created; lim bounds it (NULL = defaults),
- * and what it took from lim->budget is given back before returning. */
+ * and what it took from lim->budget is given back before returning.
+ * validate_only: the catalog is only validated, never stored or served
+ * (fbc_load_limits.validate_only: less memory per request). */
 int fbc_http_content_load(fbc_catalog **out, fbc_diags *diags, const char *content_type,
 			  const char *body, size_t len, const char *tmp_root,
-			  const fbc_untar_limits *lim, fbc_error *err);
+			  const fbc_untar_limits *lim, bool validate_only, fbc_error *err);
 
 #endif

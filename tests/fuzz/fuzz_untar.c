@@ -51,9 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fbc_diags_init(&diags, 1000) != 0)
 		return 0;
 	fbc_error_init(&err);
-	if (fbc_http_content_load(&cat, &diags,
-				  size && (data[0] & 1) ? "application/x-tar" : "application/gzip",
-				  (const char *)data, size, root, NULL, &err) == 0) {
+	if (fbc_http_content_load(
+		    &cat, &diags, size && (data[0] & 1) ? "application/x-tar" : "application/gzip",
+		    (const char *)data, size, root, NULL, size && (data[0] & 2), &err) == 0) {
 		if (!cat)
 			abort();
 	} else if (err.code == 0) {
