@@ -118,20 +118,9 @@ int chk_amc_key(fbc_buf *key, char name[CHK_AMC_NAME_MAX], bool one_replay, size
 	}
 	if (rc != 0)
 		return FBC_ENOMEM;
-	{
-		static const char salt = 1;
-		uint64_t a = fbc_hash_bytes(key->data, key->len), b;
-		char *tmp = malloc(key->len + 1);
-
-		if (!tmp)
-			return FBC_ENOMEM;
-		memcpy(tmp, key->data, key->len);
-		tmp[key->len] = salt;
-		b = fbc_hash_bytes(tmp, key->len + 1);
-		free(tmp);
-		snprintf(name, CHK_AMC_NAME_MAX, "am-%016llx%016llx", (unsigned long long)a,
-			 (unsigned long long)b);
-	}
+	/* the file name only spreads keys: the entry holds the whole key, compared on use */
+	snprintf(name, CHK_AMC_NAME_MAX, "am-%016llx",
+		 (unsigned long long)fbc_hash_bytes(key->data, key->len));
 	return 0;
 }
 

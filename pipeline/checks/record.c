@@ -60,13 +60,22 @@ static char *entries_text(const fbc_vec *v, size_t from, bool *unkeyable)
 	return fbc_buf_detach(&b, NULL);
 }
 
-static char *error_text(int rc)
+/* The answer about one entry: "<op><name>\t<kind>\t<size>\t<id>", or "E<code>" when rc says
+ * the request failed. *unkeyable is set when the entry has no id. NULL on out-of-memory. */
+static char *entry_text(char op, int rc, const fbc_tree_entry *x, bool *unkeyable)
 {
-	char *s = malloc(16);
+	char *s = NULL;
 
-	if (s)
-		snprintf(s, 16, "E%d", rc);
-	return s;
+	if (rc == FBC_ENOMEM)
+		return NULL;
+	if (rc != 0)
+		return asprintf(&s, "E%d", rc) < 0 ? NULL : s;
+	if (!x->id[0])
+		*unkeyable = true;
+	return asprintf(&s, "%c%s\t%d\t%llu\t%s", op, x->name, (int)x->kind,
+			(unsigned long long)x->size, x->id) < 0
+		       ? NULL
+		       : s;
 }
 
 /* The result of a list of dir, as entries_text or "E<code>". */
@@ -80,100 +89,73 @@ static char *list_text(fbc_tree *t, const char *dir, bool *unkeyable)
 	fbc_vec_init(&v, sizeof(fbc_tree_entry));
 	fbc_error_init(&e);
 	rc = fbc_tree_list(t, &v, dir, &e);
-	s = rc == FBC_ENOMEM ? NULL : rc ? error_text(rc) : entries_text(&v, 0, unkeyable);
+	s = rc ? entry_text('L', rc, NULL, unkeyable) : entries_text(&v, 0, unkeyable);
 	fbc_tree_entries_dispose(&v);
 	return s;
 }
 
-/* The result of a follow: "name\tkind\tsize\tid" or "E<code>". */
+/* The result of a follow of path. */
 static char *follow_text(fbc_tree *t, const char *path, bool *unkeyable)
 {
 	fbc_tree_entry x = {0};
-	fbc_buf b;
 	fbc_error e;
-	int rc;
+	char *s;
 
-	fbc_buf_init(&b, 0);
 	fbc_error_init(&e);
-	rc = fbc_tree_follow(t, &x, path, &e);
-	if (rc == FBC_ENOMEM)
-		return NULL;
-	if (rc != 0)
-		rc = fbc_buf_printf(&b, "E%d", rc);
-	else {
-		if (!x.id[0])
-			*unkeyable = true;
-		rc = fbc_buf_printf(&b, "F%s\t%d\t%llu\t%s", x.name, (int)x.kind,
-				    (unsigned long long)x.size, x.id);
-	}
+	s = entry_text('F', fbc_tree_follow(t, &x, path, &e), &x, unkeyable);
 	fbc_tree_entry_dispose(&x);
-	if (rc != 0) {
-		fbc_buf_dispose(&b);
-		return NULL;
-	}
-	return fbc_buf_detach(&b, NULL);
+	return s;
 }
 
-/* The result of a read of at most max bytes, by the blob's id: "R<id>" or "E<code>". */
-static char *read_text(fbc_tree *t, const char *path, size_t max, int rc, bool *unkeyable)
+/* The result of a read of path that returned rc: the blob's entry (its id, from the
+ * directory that holds it), or "E<code>". */
+static char *read_text(fbc_tree *t, const char *path, int rc, bool *unkeyable)
 {
 	fbc_tree_entry x = {0};
-	fbc_buf b;
 	fbc_error e;
-	int r;
+	char *s;
 
-	fbc_buf_init(&b, 0);
-	fbc_error_init(&e);
 	if (rc != 0)
-		r = fbc_buf_printf(&b, "E%d", rc);
-	else if ((r = fbc_tree_stat(t, &x, path, &e)) == 0) {
-		if (!x.id[0])
-			*unkeyable = true;
-		r = fbc_buf_printf(&b, "R%s\t%llu", x.id, (unsigned long long)x.size);
-	} else if (r != FBC_ENOMEM) {
+		return entry_text('R', rc, NULL, unkeyable);
+	fbc_error_init(&e);
+	rc = fbc_tree_stat(t, &x, path, &e);
+	if (rc != 0 && rc != FBC_ENOMEM)
 		*unkeyable = true; /* read but not found by stat: cannot be keyed */
-		r = 0;
-	}
-	(void)max;
+	s = entry_text('R', rc, &x, unkeyable);
 	fbc_tree_entry_dispose(&x);
-	if (r != 0) {
-		fbc_buf_dispose(&b);
-		return NULL;
-	}
-	return fbc_buf_detach(&b, NULL);
+	return s;
 }
 
-/* Record "<op> <path>" -> result (taken); the first result of a request stays. */
-static void note(chk_rec *r, char op, const char *path, char *result)
+/* Record key -> result (both taken); the first result of a request stays. */
+static void note(chk_rec *r, char *key, char *result, bool unkeyable)
 {
-	char *key;
-
-	if (!result) {
-		r->failed = true;
-		return;
-	}
-	if (!(key = malloc(strlen(path) + 3))) {
-		free(result);
-		r->failed = true;
-		return;
-	}
-	key[0] = op;
-	key[1] = ' ';
-	strcpy(key + 2, path);
 	pthread_mutex_lock(&r->mu);
-	switch (fbc_strmap_add(&r->lines, key, result)) {
-	case 1:
-		key = NULL;
-		result = NULL;
-		break;
-	case 0:
-		break;
-	default:
+	if (unkeyable)
+		r->unkeyable = true;
+	if (!key || !result)
 		r->failed = true;
-	}
+	else
+		switch (fbc_strmap_add(&r->lines, key, result)) {
+		case 1:
+			key = NULL;
+			result = NULL;
+			break;
+		case 0:
+			break;
+		default:
+			r->failed = true;
+		}
 	pthread_mutex_unlock(&r->mu);
 	free(key);
 	free(result);
+}
+
+/* "<op> <path>", malloc'd (NULL on out-of-memory). */
+static char *request(char op, const char *path)
+{
+	char *s = NULL;
+
+	return asprintf(&s, "%c %s", op, path) < 0 ? NULL : s;
 }
 
 static int rec_list(void *self, fbc_vec *out, const char *dir, fbc_error *err)
@@ -182,12 +164,12 @@ static int rec_list(void *self, fbc_vec *out, const char *dir, fbc_error *err)
 	bool unkeyable = false;
 	size_t before = out->len;
 	int rc = fbc_tree_list(r->inner, out, dir, err);
+	char *res;
 
 	if (rc == FBC_ENOMEM)
 		return rc;
-	note(r, 'L', dir, rc ? error_text(rc) : entries_text(out, before, &unkeyable));
-	if (unkeyable)
-		r->unkeyable = true;
+	res = rc ? entry_text('L', rc, NULL, &unkeyable) : entries_text(out, before, &unkeyable);
+	note(r, request('L', dir), res, unkeyable);
 	return rc;
 }
 
@@ -196,12 +178,12 @@ static int rec_follow(void *self, fbc_tree_entry *out, const char *path, fbc_err
 	chk_rec *r = self;
 	bool unkeyable = false;
 	int rc = fbc_tree_follow(r->inner, out, path, err);
+	char *res;
 
 	if (rc == FBC_ENOMEM)
 		return rc;
-	note(r, 'F', path, follow_text(r->inner, path, &unkeyable));
-	if (unkeyable)
-		r->unkeyable = true;
+	res = entry_text('F', rc, out, &unkeyable); /* before note reads unkeyable */
+	note(r, request('F', path), res, unkeyable);
 	return rc;
 }
 
@@ -210,25 +192,16 @@ static int rec_read(void *self, fbc_tree_blob *out, const char *path, size_t max
 	chk_rec *r = self;
 	bool unkeyable = false;
 	int rc = fbc_tree_read(r->inner, out, path, max, err);
-	char op[32];
+	char *key = NULL, *res;
 
 	if (rc == FBC_ENOMEM)
 		return rc;
-	/* the same blob read with another bound may succeed where this one failed */
-	snprintf(op, sizeof(op), "%zu", max);
-	{
-		char *key = malloc(strlen(path) + strlen(op) + 2);
-
-		if (!key) {
-			r->failed = true;
-			return rc;
-		}
-		sprintf(key, "%s %s", op, path);
-		note(r, 'R', key, read_text(r->inner, path, max, rc, &unkeyable));
-		free(key);
-	}
-	if (unkeyable)
-		r->unkeyable = true;
+	/* the bound is part of the request: the same blob read with another bound may succeed
+	 * where this one failed */
+	if (asprintf(&key, "R %zu %s", max, path) < 0)
+		key = NULL;
+	res = read_text(r->inner, path, rc, &unkeyable); /* before note reads unkeyable */
+	note(r, key, res, unkeyable);
 	return rc;
 }
 
@@ -356,10 +329,9 @@ int chk_rec_verify(const char *text, size_t len, fbc_tree *t)
 				fbc_error_init(&er);
 				r2 = fbc_tree_read(t, &b, sp + 1, max, &er);
 				fbc_tree_blob_release(t, &b);
-				got = r2 == FBC_ENOMEM ? NULL
-						       : read_text(t, sp + 1, max, r2, &unkeyable);
+				got = read_text(t, sp + 1, r2, &unkeyable);
 			} else {
-				got = read_text(t, sp + 1, max, 0, &unkeyable);
+				got = read_text(t, sp + 1, 0, &unkeyable);
 			}
 		} else {
 			free(key);
