@@ -57,15 +57,60 @@ static json_t *blobs_of(const char *data, size_t len)
 	return a;
 }
 
-/* Render the template under rules into out; 0, or the render error in e2. */
-static int render(fbc_buf *out, const char *tdata, size_t tlen, const fbc_template_mapping *m,
-		  const char *cat, fbc_semver_rules rules, const char *tpath,
-		  fbc_template_sources *src, fbc_error *e2)
+/* The renders of one template: a render depends only on the template, the migrate level of the
+ * catalog and the semver rules, and a package's template maps to many catalogs (v4.12 ... v4.22)
+ * with two or three levels among them, so each (level, rules) is rendered once. */
+typedef struct rendered {
+	fbc_bundle_migrate migrate;
+	fbc_semver_rules rules;
+	int rc;
+	fbc_buf out;
+	fbc_error e2;
+} rendered;
+
+typedef struct render_memo {
+	rendered *r; /* a few: migrate levels x semver rules */
+	size_t n;
+} render_memo;
+
+static void render_memo_dispose(render_memo *rm)
+{
+	for (size_t i = 0; i < rm->n; i++)
+		fbc_buf_dispose(&rm->r[i].out);
+	free(rm->r);
+	memset(rm, 0, sizeof(*rm));
+}
+
+/* Render the template under rules for catalog cat: *out is the YAML (owned by rm, valid until
+ * the next call: copy the fbc_buf, not the pointer); 0, or the render error in e2. */
+static int render(fbc_buf *out, render_memo *rm, const char *tdata, size_t tlen,
+		  const fbc_template_mapping *m, const char *cat, fbc_semver_rules rules,
+		  const char *tpath, fbc_template_sources *src, fbc_error *e2)
 {
 	fbc_template_opts to = {m->type, fbc_template_catalog_migrate(cat), rules, tpath};
+	rendered *r, *grown;
 
-	fbc_buf_reset(out);
-	return fbc_template_render_yaml(out, tdata, tlen, &to, src, e2);
+	for (size_t i = 0; i < rm->n; i++)
+		if (rm->r[i].migrate == to.migrate && rm->r[i].rules == rules) {
+			*out = rm->r[i].out;
+			*e2 = rm->r[i].e2;
+			return rm->r[i].rc;
+		}
+	if (!(grown = realloc(rm->r, (rm->n + 1) * sizeof(*rm->r)))) {
+		fbc_buf_init(out, 0);
+		return fbc_error_set(e2, FBC_ENOMEM, tpath, "out of memory");
+	}
+	rm->r = grown;
+	r = &rm->r[rm->n++];
+	memset(r, 0, sizeof(*r));
+	r->migrate = to.migrate;
+	r->rules = rules;
+	fbc_buf_init(&r->out, 0);
+	fbc_error_init(&r->e2);
+	r->rc = fbc_template_render_yaml(&r->out, tdata, tlen, &to, src, &r->e2);
+	*out = r->out;
+	*e2 = r->e2;
+	return r->rc;
 }
 
 static bool touches(const chk_ctx *c, const char *path)
@@ -84,21 +129,19 @@ typedef struct tpl_counts {
 static int compare_pair(chk_ctx *c, chk_out *o, const fbc_template_mapping *m, const char *cat,
 			const char *tdata, size_t tlen, const char *tpath, const char *cpath,
 			const char *cdata, size_t clen, fbc_semver_rules rules,
-			fbc_template_sources *src, tpl_counts *n)
+			fbc_template_sources *src, render_memo *rm, tpl_counts *n)
 {
 	fbc_semver_rules other =
 		rules == FBC_SEMVER_RULES_V146 ? FBC_SEMVER_RULES_V171 : FBC_SEMVER_RULES_V146;
-	fbc_buf a, b;
+	fbc_buf a, b; /* views of rm's renders */
 	fbc_template_diff d = {0}, d2 = {0};
 	fbc_error e2;
 	json_t *ja = NULL, *jb = NULL, *jc = NULL;
 	bool has_b;
 	int rc = 0;
 
-	fbc_buf_init(&a, 0);
-	fbc_buf_init(&b, 0);
 	n->pairs++;
-	if (render(&a, tdata, tlen, m, cat, rules, tpath, src, &e2) != 0) {
+	if ((rc = render(&a, rm, tdata, tlen, m, cat, rules, tpath, src, &e2)) != 0) {
 		rc = chk_add(o, FBC_LEVEL_FAILURE, tpath, 0, "render",
 			     "template %s does not render for %s: %s: %s", m->template_name, cat,
 			     e2.where, e2.message);
@@ -109,7 +152,7 @@ static int compare_pair(chk_ctx *c, chk_out *o, const fbc_template_mapping *m, c
 		goto done;
 	/* the other opm's rules (semver only: basic templates render alike) */
 	has_b = m->type == FBC_TEMPLATE_SEMVER &&
-		render(&b, tdata, tlen, m, cat, other, tpath, src, &e2) == 0;
+		render(&b, rm, tdata, tlen, m, cat, other, tpath, src, &e2) == 0;
 	if (has_b) {
 		fbc_template_compare(&d2, b.data ? b.data : "", b.len, cdata, clen);
 		if (d2.same) {
@@ -154,8 +197,6 @@ done:
 	json_decref(ja);
 	json_decref(jb);
 	json_decref(jc);
-	fbc_buf_dispose(&a);
-	fbc_buf_dispose(&b);
 	return rc;
 }
 
@@ -200,6 +241,7 @@ static int check_package(chk_ctx *c, chk_out *o, const char *pkg, tpl_counts *n,
 	for (size_t m = 0; m < tc.nmaps && rc == 0; m++) {
 		char tpath[1024];
 		size_t tlen = 0;
+		render_memo rm = {0};
 
 		snprintf(tpath, sizeof(tpath), "operators/%s/catalog-templates/%s", pkg,
 			 tc.maps[m].template_name);
@@ -222,9 +264,10 @@ static int check_package(chk_ctx *c, chk_out *o, const char *pkg, tpl_counts *n,
 			if (chk_read_head(&cdata, &clen, c, cpath, 256u << 20, &e2) != 0)
 				continue; /* not released to that catalog yet */
 			rc = compare_pair(c, o, &tc.maps[m], cat, tdata, tlen, tpath, cpath, cdata,
-					  clen, rules, src, n);
+					  clen, rules, src, &rm, n);
 			free(cdata);
 		}
+		render_memo_dispose(&rm);
 	}
 done:
 	free(tdata);

@@ -32,6 +32,7 @@ int fbc_catalog_create(fbc_catalog **out, const fbc_load_limits *lim, fbc_error 
 		cat->limits = *lim;
 	else
 		fbc_load_limits_default(&cat->limits);
+	cat->limits.memo = NULL; /* the loads' business, and the catalog outlives it */
 	*out = cat;
 	return 0;
 }

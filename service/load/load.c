@@ -29,6 +29,7 @@ typedef struct entry {
 	char *finding;	  /* non-NULL: not a loadable file, report this (L1) */
 	const char *code; /* of the finding */
 	size_t size;	  /* from the tree listing, for max_total_bytes */
+	char id[FBC_TREE_ID_MAX]; /* content id from the tree ("" unknown): the memo's key */
 	fbc_vec items;	  /* of fbc_load_item, filled by the parser */
 	int rc;		  /* FBC_ENOMEM from the parser */
 	bool done;
@@ -70,6 +71,14 @@ static int add_entry(walk *w, const char *rel, const char *path, size_t size, co
 		e->code = code;
 	}
 	return 0;
+}
+
+/* The content id of the entry just added (a plain file). */
+static void set_last_id(walk *w, const char *id)
+{
+	entry *e = FBC_VEC_AT(&w->entries, entry, w->entries.len - 1);
+
+	snprintf(e->id, sizeof(e->id), "%s", id);
 }
 
 /*
@@ -303,8 +312,8 @@ static int walk_link(walk *w, const source *src, const char *rel, const char *cr
 		rc = add_ignore_file(w, src, rel, fe.name);
 	else if (fe.kind != FBC_TREE_FILE) /* a FIFO is never opened: it could block */
 		rc = add_entry(w, crel, crel, 0, "L1", "read %s: not a regular file", crel);
-	else
-		rc = add_entry(w, crel, fe.name, (size_t)fe.size, NULL, NULL);
+	else if ((rc = add_entry(w, crel, fe.name, (size_t)fe.size, NULL, NULL)) == 0)
+		set_last_id(w, fe.id);
 	fbc_tree_entry_dispose(&fe);
 	return rc;
 }
@@ -351,8 +360,8 @@ static int walk_dir(walk *w, const source *src, const char *rel)
 				rc = add_ignore_file(w, src, rel, crel);
 		} else if (te->kind != FBC_TREE_FILE) {
 			rc = add_entry(w, crel, crel, 0, "L1", "read %s: not a regular file", crel);
-		} else {
-			rc = add_entry(w, crel, crel, (size_t)te->size, NULL, NULL);
+		} else if ((rc = add_entry(w, crel, crel, (size_t)te->size, NULL, NULL)) == 0) {
+			set_last_id(w, te->id);
 		}
 		free(crel);
 	}
@@ -361,19 +370,34 @@ done:
 	return rc;
 }
 
-/* Parse one entry into its items (any thread; `worker` unique to it). */
-static void parse_entry(entry *e, const source *src, const fbc_load_limits *lim,
-			const fbc_load_stage *stage, unsigned worker)
+/* The prepare stage over plain items (a file from the memo, or parsed for
+ * it): what the staged parser does per document, done per file. */
+static void stage_items(fbc_vec *items, const fbc_load_stagecall *sc)
 {
-	fbc_load_stagecall sc = {stage, worker, e->rel};
+	for (size_t i = 0; i < items->len; i++) {
+		fbc_load_item *it = FBC_VEC_AT(items, fbc_load_item, i);
+		fbc_meta m;
+
+		if (!it->is_meta || !it->blob)
+			continue;
+		m = (fbc_meta){it->schema, it->package, it->name, it->blob, {sc->file, it->line},
+			       NULL};
+		it->prepared = sc->stage->prepare(sc->stage->ctx, sc->worker, &m);
+		json_decref(it->blob);
+		it->blob = NULL;
+		it->schema = it->package = it->name = NULL;
+	}
+}
+
+/* Read and parse one entry's file into its items; with the memo's RECORD,
+ * plain items for the memo, staged afterwards. */
+static void parse_file(entry *e, const source *src, const fbc_load_limits *lim,
+		       const fbc_load_stagecall *sc, bool record)
+{
 	src_data d;
 	char reason[256];
 	int rc;
 
-	if (e->finding != NULL) {
-		e->rc = fbc_load_item_finding(&e->items, e->code, 0, "%s", e->finding);
-		return;
-	}
 	rc = src_read(src, &d, e->path, lim->max_file_bytes, reason, sizeof(reason));
 	if (rc == FBC_ELIMIT) {
 		e->rc = fbc_load_item_finding(&e->items, "LIMIT", 0,
@@ -385,9 +409,36 @@ static void parse_entry(entry *e, const source *src, const fbc_load_limits *lim,
 		e->rc = fbc_load_item_finding(&e->items, "L1", 0, "read %s: %s", e->rel, reason);
 	} else {
 		e->rc = fbc_load_parse_data_staged(&e->items, d.data != NULL ? d.data : "", d.len,
-						   lim, stage != NULL ? &sc : NULL);
+						   lim, record ? NULL : sc);
 	}
 	src_release(src, &d);
+	if (record) {
+		fbc_load_memo_end(lim->memo, e->id, rc == 0 && e->rc == 0 ? &e->items : NULL);
+		if (e->rc == 0 && sc != NULL)
+			stage_items(&e->items, sc);
+	}
+}
+
+/* Parse one entry into its items (any thread; `worker` unique to it). */
+static void parse_entry(entry *e, const source *src, const fbc_load_limits *lim,
+			const fbc_load_stage *stage, unsigned worker)
+{
+	fbc_load_stagecall sc = {stage, worker, e->rel};
+	fbc_memo_action act = FBC_MEMO_NONE;
+
+	if (e->finding != NULL) {
+		e->rc = fbc_load_item_finding(&e->items, e->code, 0, "%s", e->finding);
+		return;
+	}
+	if (lim->memo != NULL && e->id[0])
+		act = fbc_load_memo_begin(lim->memo, e->id, lim, &e->items);
+	if (act == FBC_MEMO_HIT) {
+		e->rc = 0;
+		if (stage != NULL)
+			stage_items(&e->items, &sc);
+		return;
+	}
+	parse_file(e, src, lim, stage != NULL ? &sc : NULL, act == FBC_MEMO_RECORD);
 }
 
 typedef struct deliver {

@@ -25,6 +25,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+typedef struct fbc_load_memo fbc_load_memo;
+
 typedef struct fbc_load_limits {
 	size_t max_file_bytes;	/* per file (default 64 MiB) */
 	size_t max_total_bytes; /* whole tree (default 4 GiB) */
@@ -48,6 +50,9 @@ typedef struct fbc_load_limits {
 	 * load (C11) and not kept (service/fbc/model.h: FBC_PROPERTY_NOT_KEPT).
 	 * Default false. */
 	bool validate_only;
+	/* Not a bound: parses shared between loads (NULL: none); see
+	 * fbc_load_memo_create. */
+	fbc_load_memo *memo;
 } fbc_load_limits;
 
 /* A document may always expand to this many bytes (small documents with a
@@ -136,5 +141,26 @@ int fbc_yaml_to_json(json_t **out, const char *data, size_t len, const fbc_load_
  * own document splitting and JSON sniffing (bundles.md §2.2). */
 int fbc_yaml_doc_to_json(json_t **out, int *content_line, const char *data, size_t len,
 			 const fbc_load_limits *lim, fbc_error *err);
+
+/*
+ * A memo of parsed files, shared by the loads given it in
+ * fbc_load_limits.memo (any number, also concurrent): a file whose tree
+ * entry has a content id (git trees: the blob id) that the caller said it
+ * will read more than once is parsed by its first reader and the others
+ * get the same metas and findings without parsing it again (the parse is
+ * independent of the file's path: findings are placed at each reader's
+ * path). A file is kept only from its first read to its last expected one
+ * (fbc_load_memo_expect), so memory holds no more than the files still to
+ * be read again. A load whose parse bounds (file, depth, alias, string and
+ * expansion limits) differ from the first load's does not use the memo.
+ * Blobs handed to a meta callback from the memo are shared: a callback may
+ * keep them (json_incref) but must not modify them.
+ */
+int fbc_load_memo_create(fbc_load_memo **out, fbc_error *err);
+void fbc_load_memo_free(fbc_load_memo *m);
+/* Expect `uses` more reads of the content with id `id` (adds up). */
+int fbc_load_memo_expect(fbc_load_memo *m, const char *id, unsigned uses, fbc_error *err);
+/* Reads answered from the memo, files parsed for it, files still expected. */
+void fbc_load_memo_stats(fbc_load_memo *m, size_t *hits, size_t *parsed, size_t *kept);
 
 #endif

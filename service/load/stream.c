@@ -30,6 +30,7 @@ void fbc_load_limits_set_expansion(size_t ratio, size_t max_bytes)
 
 void fbc_load_limits_default(fbc_load_limits *lim)
 {
+	memset(lim, 0, sizeof(*lim)); /* fields added later start at 0 too */
 	lim->max_file_bytes = 64 * DEFAULT_MB;
 	lim->max_total_bytes = (size_t)4 << 30;
 	lim->max_depth = 64;

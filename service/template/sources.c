@@ -29,6 +29,7 @@ struct fbc_template_sources {
 	void *puller_ctx;
 	pthread_mutex_t lock; /* guards the render cache */
 	fbc_strmap cache;     /* "<migrate>\n<image>" -> json_t blob rendered from a directory */
+	fbc_strmap files;     /* content ids of the tree files indexed (keys owned) */
 };
 
 int fbc_template_sources_create(fbc_template_sources **out, fbc_error *err)
@@ -38,6 +39,7 @@ int fbc_template_sources_create(fbc_template_sources **out, fbc_error *err)
 		return fbc_error_set(err, FBC_ENOMEM, NULL, "out of memory");
 	fbc_strmap_init(&s->images);
 	fbc_strmap_init(&s->cache);
+	fbc_strmap_init(&s->files);
 	pthread_mutex_init(&s->lock, NULL);
 	*out = s;
 	return 0;
@@ -60,8 +62,11 @@ void fbc_template_sources_free(fbc_template_sources *s)
 		json_decref(v);
 		free((char *)k);
 	}
+	for (size_t it = 0; fbc_strmap_next(&s->files, &it, &k, &v);)
+		free((char *)k);
 	fbc_strmap_dispose(&s->images);
 	fbc_strmap_dispose(&s->cache);
+	fbc_strmap_dispose(&s->files);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -179,6 +184,19 @@ static int add_tree_dir(fbc_template_sources *s, fbc_tree *t, const char *dir, i
 			    (nl > 5 && strcmp(e->name + nl - 5, ".json") == 0);
 		if (!yaml)
 			continue;
+		/* the same content already indexed (catalogs of several versions often hold the
+		 * same file) adds nothing: the first blob of an image wins */
+		if (e->id[0]) {
+			char *id;
+
+			if (fbc_strmap_has(&s->files, e->id))
+				continue;
+			if (!(id = strdup(e->id)) || fbc_strmap_put(&s->files, id, NULL, NULL) != 0) {
+				free(id);
+				rc = fbc_error_set(err, FBC_ENOMEM, path, "out of memory");
+				break;
+			}
+		}
 		fbc_tree_blob b;
 		rc = fbc_tree_read(t, &b, path, 256u << 20, err);
 		if (rc != 0)

@@ -9,5 +9,5 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/fbcd-bench.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 git clone -q --mirror "$BUNDLE" "$T/co.git" || exit 77
 git -C "$T/co.git" for-each-ref --format='%(refname)' refs/pull > "$T/refs"
-nice "$BIN" "$T/co.git" "$T/refs" "$T/cache"
+nice "$BIN" "$T/co.git" "$T/refs" "$T/cache" || { echo "bench_pr_check failed: $?"; exit 1; }
 du -sh "$T/cache" | sed 's/^/on-disk cache after the run: /'
