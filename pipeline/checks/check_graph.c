@@ -170,6 +170,45 @@ static bool in_own_dir(const fbc_package *p)
 	return ok;
 }
 
+/* Does path lie in directory dir ("a/b" in "a")? */
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return path && strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
+/* 1 when the blobs of pkg in catalog dir at the merge base can only be in <dir>/<pkg>/ (which
+ * the caller found without the package), so the package is not in that catalog there: the
+ * change touches nothing of dir outside <dir>/<pkg>/, and at head every blob of pkg in dir
+ * lives in <dir>/<pkg>/ (or there is none) — every other file of dir is the same at both
+ * commits and holds none of its blobs. 0 when that cannot be shown (load the whole catalog),
+ * -rc on an error. A package new in a catalog (pull requests that add it to v4.18 ... v4.22)
+ * then costs no load of whole catalogs at the merge base. */
+static int absent_at_base(chk_ctx *c, const char *dir, const char *pkg, fbc_error *err)
+{
+	const char *own = fbc_arena_printf(c->arena, "%s/%s", dir, pkg);
+	chk_catalog *kh = NULL;
+	const fbc_package *ph;
+	int rc;
+
+	if (!own)
+		return -fbc_error_set(err, FBC_ENOMEM, dir, "out of memory");
+	for (size_t i = 0; i < c->changes.len; i++) {
+		const fbc_git_change *ch = FBC_VEC_AT(&c->changes, fbc_git_change, i);
+
+		if ((under(ch->old_path, dir) && !under(ch->old_path, own)) ||
+		    (under(ch->new_path, dir) && !under(ch->new_path, own)))
+			return 0;
+	}
+	if ((rc = chk_catalog_get(&kh, c, true, dir, err)) != 0)
+		return -rc;
+	if (!kh || !kh->cat)
+		return 0;
+	ph = fbc_catalog_package(kh->cat, pkg);
+	return !ph || in_own_dir(ph) ? 1 : 0;
+}
+
 /* The merge base's side of catalog dir for package pkg. In the operator layout a package's
  * blobs live in its own directory <dir>/<pkg>/ (checked at head by in_own_dir): only that
  * directory is loaded at the merge base, so a change to one package of a big catalog loads
@@ -190,6 +229,10 @@ static int base_side(chk_catalog **out, chk_ctx *c, const char *dir, const char 
 			return rc;
 		if (*out && (*out)->cat && fbc_catalog_package((*out)->cat, pkg))
 			return 0;
+		if ((rc = absent_at_base(c, dir, pkg, err)) < 0)
+			return -rc;
+		if (rc == 1)
+			return 0; /* not in <dir>/<pkg>/, so nowhere in the catalog at the merge base */
 	}
 	return chk_catalog_get(out, c, false, dir, err);
 }

@@ -66,19 +66,67 @@ typedef struct rendered {
 	int rc;
 	fbc_buf out;
 	fbc_error e2;
+	bool parsed;  /* blobs below is the parse of out */
+	json_t *blobs; /* NULL when out does not load cleanly */
 } rendered;
+
+/* A committed catalog file's blobs, by blob id (catalogs of several versions often hold the
+ * same file). */
+typedef struct committed {
+	char id[FBC_TREE_ID_MAX];
+	json_t *blobs;
+} committed;
 
 typedef struct render_memo {
 	rendered *r; /* a few: migrate levels x semver rules */
 	size_t n;
+	committed *c;
+	size_t nc;
 } render_memo;
 
 static void render_memo_dispose(render_memo *rm)
 {
-	for (size_t i = 0; i < rm->n; i++)
+	for (size_t i = 0; i < rm->n; i++) {
 		fbc_buf_dispose(&rm->r[i].out);
+		json_decref(rm->r[i].blobs);
+	}
+	for (size_t i = 0; i < rm->nc; i++)
+		json_decref(rm->c[i].blobs);
 	free(rm->r);
+	free(rm->c);
 	memset(rm, 0, sizeof(*rm));
+}
+
+/* The blobs of a render that render() returned (borrowed from rm). */
+static json_t *render_blobs(render_memo *rm, const fbc_buf *out)
+{
+	for (size_t i = 0; i < rm->n; i++)
+		if (rm->r[i].out.data == out->data && rm->r[i].out.len == out->len) {
+			if (!rm->r[i].parsed) {
+				rm->r[i].blobs = blobs_of(out->data ? out->data : "", out->len);
+				rm->r[i].parsed = true;
+			}
+			return rm->r[i].blobs;
+		}
+	return NULL;
+}
+
+/* The blobs of a committed file of blob id `id` ("" unknown: not kept), borrowed from rm. */
+static json_t *committed_blobs(render_memo *rm, const char *id, const char *data, size_t len,
+			       json_t **own)
+{
+	committed *grown;
+
+	*own = NULL;
+	for (size_t i = 0; *id && i < rm->nc; i++)
+		if (strcmp(rm->c[i].id, id) == 0)
+			return rm->c[i].blobs;
+	if (!*id || !(grown = realloc(rm->c, (rm->nc + 1) * sizeof(*rm->c))))
+		return *own = blobs_of(data, len);
+	rm->c = grown;
+	snprintf(rm->c[rm->nc].id, sizeof(rm->c[rm->nc].id), "%s", id);
+	rm->c[rm->nc].blobs = blobs_of(data, len);
+	return rm->c[rm->nc++].blobs;
 }
 
 /* Render the template under rules for catalog cat: *out is the YAML (owned by rm, valid until
@@ -128,7 +176,7 @@ typedef struct tpl_counts {
 /* One (template, catalog) pair: the committed file against the render. */
 static int compare_pair(chk_ctx *c, chk_out *o, const fbc_template_mapping *m, const char *cat,
 			const char *tdata, size_t tlen, const char *tpath, const char *cpath,
-			const char *cdata, size_t clen, fbc_semver_rules rules,
+			const char *cid, const char *cdata, size_t clen, fbc_semver_rules rules,
 			fbc_template_sources *src, render_memo *rm, tpl_counts *n)
 {
 	fbc_semver_rules other =
@@ -136,7 +184,7 @@ static int compare_pair(chk_ctx *c, chk_out *o, const fbc_template_mapping *m, c
 	fbc_buf a, b; /* views of rm's renders */
 	fbc_template_diff d = {0}, d2 = {0};
 	fbc_error e2;
-	json_t *ja = NULL, *jb = NULL, *jc = NULL;
+	json_t *ja = NULL, *jb = NULL, *jc = NULL, *own = NULL; /* borrowed from rm but own */
 	bool has_b;
 	int rc = 0;
 
@@ -161,9 +209,9 @@ static int compare_pair(chk_ctx *c, chk_out *o, const fbc_template_mapping *m, c
 		}
 	}
 	/* the same blobs written by another emitter */
-	jc = blobs_of(cdata, clen);
-	ja = jc ? blobs_of(a.data ? a.data : "", a.len) : NULL;
-	jb = jc && has_b ? blobs_of(b.data ? b.data : "", b.len) : NULL;
+	jc = committed_blobs(rm, cid, cdata, clen, &own);
+	ja = jc ? render_blobs(rm, &a) : NULL;
+	jb = jc && has_b ? render_blobs(rm, &b) : NULL;
 	if (jc && ((ja && json_equal(ja, jc)) || (jb && json_equal(jb, jc)))) {
 		n->format_only++;
 		rc = chk_add(o, FBC_LEVEL_WARNING, cpath, 1, "format",
@@ -194,9 +242,7 @@ static int compare_pair(chk_ctx *c, chk_out *o, const fbc_template_mapping *m, c
 			     rules == FBC_SEMVER_RULES_V146 ? "opm v1.46 rules" : "opm v1.71",
 			     d.blob, d.rendered_line, cpath);
 done:
-	json_decref(ja);
-	json_decref(jb);
-	json_decref(jc);
+	json_decref(own);
 	return rc;
 }
 
@@ -260,11 +306,16 @@ static int check_package(chk_ctx *c, chk_out *o, const char *pkg, tpl_counts *n,
 			char cpath[1024], *cdata = NULL;
 			size_t clen = 0;
 
+			fbc_tree_entry ce = {0};
+
 			snprintf(cpath, sizeof(cpath), "catalogs/%s/%s/catalog.yaml", cat, pkg);
 			if (chk_read_head(&cdata, &clen, c, cpath, 256u << 20, &e2) != 0)
 				continue; /* not released to that catalog yet */
-			rc = compare_pair(c, o, &tc.maps[m], cat, tdata, tlen, tpath, cpath, cdata,
-					  clen, rules, src, &rm, n);
+			if (fbc_tree_stat(c->head_tree, &ce, cpath, &e2) != 0 || ce.kind != FBC_TREE_FILE)
+				ce.id[0] = '\0';
+			rc = compare_pair(c, o, &tc.maps[m], cat, tdata, tlen, tpath, cpath, ce.id,
+					  cdata, clen, rules, src, &rm, n);
+			fbc_tree_entry_dispose(&ce);
 			free(cdata);
 		}
 		render_memo_dispose(&rm);

@@ -452,6 +452,26 @@ static void graph__G5_channel_removed(void **state)
 	fbc_checks_result_free(r);
 }
 
+/* At the merge base foo's blobs are in another file of the catalog; the change moves them into
+ * catalogs/v4.16/foo/ and renames the channel. foo's own directory does not exist at the merge
+ * base, but the change touches another file of the catalog, so the whole catalog is read there
+ * and the removed channel is found (not taken for a package new in the catalog). */
+static void graph__package_moved_into_its_own_directory(void **state)
+{
+	char base[32];
+	fbc_checks_result *r;
+
+	change("git mv " CAT16 " catalogs/v4.16/all.yaml");
+	snprintf(base, sizeof(base), "%s", branch);
+	change_from(base, "mkdir -p catalogs/v4.16/foo && git mv catalogs/v4.16/all.yaml " CAT16
+			  " && sed -i 's/^name: stable/name: fast/; s/defaultChannel: stable/"
+			  "defaultChannel: fast/' " CAT16);
+	r = run_as(base, "alice", NULL);
+	expect(r, "graph", "G5", CAT16, 0);
+	assert_string_equal(failing(r), "graph ");
+	fbc_checks_result_free(r);
+}
+
 static void graph__G6_unreachable_new_bundle(void **state)
 {
 	fbc_checks_result *r;
@@ -823,6 +843,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(graph__G4_head_went_back),
 		cmocka_unit_test(graph__G5_channel_removed),
 		cmocka_unit_test(graph__G6_unreachable_new_bundle),
+		cmocka_unit_test(graph__package_moved_into_its_own_directory),
 		cmocka_unit_test(addmode__add_that_fails_fails_templates),
 		cmocka_unit_test(addmode__default_channel_moved_fails_graph),
 		cmocka_unit_test(addmode__unresolvable_dependency_warns),
