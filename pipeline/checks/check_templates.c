@@ -57,10 +57,14 @@ static json_t *blobs_of(const char *data, size_t len)
 	return a;
 }
 
-/* The renders of one template: a render depends only on the template, the migrate level of the
- * catalog and the semver rules, and a package's template maps to many catalogs (v4.12 ... v4.22)
- * with two or three levels among them, so each (level, rules) is rendered once. */
+/* The renders of a package's templates: a render depends only on the template's bytes and type,
+ * the migrate level of the catalog and the semver rules. A template maps to many catalogs
+ * (v4.12 ... v4.22) with two levels among them, and packages onboarded by the community keep one
+ * template per catalog, mostly the same bytes: each distinct render is made once. */
 typedef struct rendered {
+	char *tdata; /* the template (a copy) */
+	size_t tlen;
+	fbc_template_type type;
 	fbc_bundle_migrate migrate;
 	fbc_semver_rules rules;
 	int rc;
@@ -89,6 +93,7 @@ static void render_memo_dispose(render_memo *rm)
 	for (size_t i = 0; i < rm->n; i++) {
 		fbc_buf_dispose(&rm->r[i].out);
 		json_decref(rm->r[i].blobs);
+		free(rm->r[i].tdata);
 	}
 	for (size_t i = 0; i < rm->nc; i++)
 		json_decref(rm->c[i].blobs);
@@ -139,7 +144,9 @@ static int render(fbc_buf *out, render_memo *rm, const char *tdata, size_t tlen,
 	rendered *r, *grown;
 
 	for (size_t i = 0; i < rm->n; i++)
-		if (rm->r[i].migrate == to.migrate && rm->r[i].rules == rules) {
+		if (rm->r[i].migrate == to.migrate && rm->r[i].rules == rules &&
+		    rm->r[i].type == m->type && rm->r[i].tlen == tlen &&
+		    memcmp(rm->r[i].tdata, tdata, tlen) == 0) {
 			*out = rm->r[i].out;
 			*e2 = rm->r[i].e2;
 			return rm->r[i].rc;
@@ -149,16 +156,35 @@ static int render(fbc_buf *out, render_memo *rm, const char *tdata, size_t tlen,
 		return fbc_error_set(e2, FBC_ENOMEM, tpath, "out of memory");
 	}
 	rm->r = grown;
-	r = &rm->r[rm->n++];
+	r = &rm->r[rm->n];
 	memset(r, 0, sizeof(*r));
+	if (!(r->tdata = malloc(tlen ? tlen : 1))) {
+		fbc_buf_init(out, 0);
+		return fbc_error_set(e2, FBC_ENOMEM, tpath, "out of memory");
+	}
+	memcpy(r->tdata, tdata, tlen);
+	r->tlen = tlen;
+	r->type = m->type;
+	rm->n++;
 	r->migrate = to.migrate;
 	r->rules = rules;
 	fbc_buf_init(&r->out, 0);
 	fbc_error_init(&r->e2);
 	r->rc = fbc_template_render_yaml(&r->out, tdata, tlen, &to, src, &r->e2);
-	*out = r->out;
 	*e2 = r->e2;
-	return r->rc;
+	if (r->rc != 0) {
+		/* not kept: the error names this template's file, another one with the same
+		 * bytes renders again for its own message */
+		int rc = r->rc;
+
+		fbc_buf_dispose(&r->out);
+		free(r->tdata);
+		rm->n--;
+		fbc_buf_init(out, 0);
+		return rc;
+	}
+	*out = r->out;
+	return 0;
 }
 
 static bool touches(const chk_ctx *c, const char *path)
@@ -256,6 +282,7 @@ static int check_package(chk_ctx *c, chk_out *o, const char *pkg, tpl_counts *n,
 	fbc_error e2;
 	int64_t when = 0;
 	fbc_semver_rules rules = FBC_SEMVER_RULES_V171;
+	render_memo rm = {0};
 	char path[1024], cipath[1024];
 	int rc = 0;
 
@@ -287,7 +314,6 @@ static int check_package(chk_ctx *c, chk_out *o, const char *pkg, tpl_counts *n,
 	for (size_t m = 0; m < tc.nmaps && rc == 0; m++) {
 		char tpath[1024];
 		size_t tlen = 0;
-		render_memo rm = {0};
 
 		snprintf(tpath, sizeof(tpath), "operators/%s/catalog-templates/%s", pkg,
 			 tc.maps[m].template_name);
@@ -318,9 +344,9 @@ static int check_package(chk_ctx *c, chk_out *o, const char *pkg, tpl_counts *n,
 			fbc_tree_entry_dispose(&ce);
 			free(cdata);
 		}
-		render_memo_dispose(&rm);
 	}
 done:
+	render_memo_dispose(&rm);
 	free(tdata);
 	free(ci);
 	fbc_template_ci_dispose(&tc);
