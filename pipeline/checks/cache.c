@@ -34,7 +34,8 @@ struct fbc_checks_cache {
 	size_t bytes, max_bytes, n;
 	uint64_t tick;
 	size_t hits, misses;
-	chk_disk *disk; /* NULL: memory only */
+	chk_disk *disk;		  /* NULL: memory only */
+	fbc_catalog_cache *files; /* decoded catalog files by blob id (service/fbc) */
 };
 
 int fbc_checks_cache_create(fbc_checks_cache **out, size_t max_bytes, const char *dir,
@@ -48,10 +49,20 @@ int fbc_checks_cache_create(fbc_checks_cache **out, size_t max_bytes, const char
 		free(cc);
 		return err->code;
 	}
-	pthread_mutex_init(&cc->mu, NULL);
 	cc->max_bytes = max_bytes ? max_bytes : (size_t)256 << 20;
+	if (fbc_catalog_cache_create(&cc->files, cc->max_bytes, err) != 0) {
+		chk_disk_close(cc->disk);
+		free(cc);
+		return err->code;
+	}
+	pthread_mutex_init(&cc->mu, NULL);
 	*out = cc;
 	return 0;
+}
+
+fbc_catalog_cache *chk_cache_files(fbc_checks_cache *cc)
+{
+	return cc->files;
 }
 
 void fbc_checks_cache_set_disk_max(fbc_checks_cache *cc, uint64_t bytes)
@@ -83,6 +94,7 @@ void fbc_checks_cache_free(fbc_checks_cache *cc)
 	}
 	pthread_mutex_destroy(&cc->mu);
 	chk_disk_close(cc->disk);
+	fbc_catalog_cache_free(cc->files);
 	free(cc);
 }
 

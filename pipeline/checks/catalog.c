@@ -3,15 +3,14 @@
 #include "service/fbc/validate.h"
 #include "service/load/load.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Load the catalog at dir of t into a linked, validated catalog: the loader's own tree walk
  * (service/load over fbc_tree), exactly as `fbcd validate` and the ingest read catalogs. */
-static int load_tree(fbc_catalog **out, chk_ctx *c, fbc_tree *t, const char *dir,
-		     fbc_diags *diags, fbc_error *err)
+static int load_tree(fbc_catalog **out, chk_ctx *c, fbc_tree *t, const char *dir, fbc_diags *diags,
+		     fbc_error *err)
 {
 	fbc_tree *sub = NULL;
 	fbc_catalog *cat = NULL;
@@ -21,12 +20,13 @@ static int load_tree(fbc_catalog **out, chk_ctx *c, fbc_tree *t, const char *dir
 	if (*dir && (rc = fbc_tree_sub(&sub, t, dir, err)) != 0)
 		return rc;
 	/* Checks read no olm.csv.metadata value (validation, graphs, resolution), so they are
-	 * decoded (C11) and not kept, as for `fbcd validate`; files other loads of this run read
-	 * too are parsed once (chk_catalog_memo_plan). */
+	 * decoded (C11) and not kept, as for `fbcd validate`. Files go through the decoded-file
+	 * cache: a file other catalogs of this run (or, in the service, earlier runs) read is
+	 * not read again. */
 	fbc_load_limits_default(&lim);
 	lim.validate_only = true;
-	lim.memo = c->memo;
-	rc = fbc_catalog_load_tree(&cat, sub ? sub : t, &lim, diags, err);
+	rc = fbc_catalog_load_tree_cached(&cat, sub ? sub : t, &lim, chk_cache_files(c->cache),
+					  diags, err);
 	if (rc == 0)
 		rc = fbc_validate(cat, NULL, diags, err);
 	if (rc == 0) {
@@ -120,99 +120,6 @@ int chk_catalog_get(chk_catalog **out, chk_ctx *c, bool head, const char *dir, f
 	snprintf(k->load_error, sizeof(k->load_error), "%s", chk_cache_error(k->ce));
 	*out = k;
 	return 0;
-}
-
-/* Count the files under dir of t by content id (counts: id -> count). A catalog loads once
- * per distinct tree (the cache is keyed by it): top-level trees already seen count nothing
- * (seen: their ids; NULL below the top). */
-static int count_files(fbc_strmap *counts, fbc_strmap *seen, fbc_arena *a, fbc_tree *t,
-		       const char *dir, const char *id, fbc_error *err)
-{
-	fbc_vec ents;
-	int rc = 0;
-
-	if (seen && *id) {
-		if (fbc_strmap_has(seen, id))
-			return 0;
-		if (fbc_strmap_put(seen, fbc_arena_strdup(a, id), NULL, NULL) != 0)
-			return fbc_error_set(err, FBC_ENOMEM, dir, "out of memory");
-	}
-	fbc_vec_init(&ents, sizeof(fbc_tree_entry));
-	if (fbc_tree_list(t, &ents, dir, err) != 0)
-		goto done; /* the load will say what is wrong */
-	for (size_t i = 0; i < ents.len && rc == 0; i++) {
-		fbc_tree_entry *e = FBC_VEC_AT(&ents, fbc_tree_entry, i);
-		char *path;
-
-		if (!e->id[0])
-			continue;
-		if (e->kind == FBC_TREE_FILE) {
-			uintptr_t n = (uintptr_t)fbc_strmap_get(counts, e->id);
-			const char *key = n ? e->id : fbc_arena_strdup(a, e->id);
-
-			if (!key || fbc_strmap_put(counts, key, (void *)(n + 1), NULL) != 0)
-				rc = fbc_error_set(err, FBC_ENOMEM, dir, "out of memory");
-		} else if (e->kind == FBC_TREE_DIR) {
-			if (!(path = fbc_tree_join(dir, e->name)))
-				rc = fbc_error_set(err, FBC_ENOMEM, dir, "out of memory");
-			else
-				rc = count_files(counts, NULL, a, t, path, e->id, err);
-			free(path);
-		}
-	}
-done:
-	fbc_tree_entries_dispose(&ents);
-	return rc;
-}
-
-int chk_catalog_memo_plan(chk_ctx *c, fbc_error *err)
-{
-	fbc_strmap counts, seen;
-	fbc_arena *a = NULL;
-	size_t it = 0;
-	const char *key;
-	void *val;
-	int rc;
-
-	if (c->affected.len == 0)
-		return 0;
-	if ((rc = fbc_load_memo_create(&c->memo, err)) != 0)
-		return rc;
-	if (fbc_arena_create(&a, 0) != 0)
-		return fbc_error_set(err, FBC_ENOMEM, "", "out of memory");
-	fbc_strmap_init(&counts);
-	fbc_strmap_init(&seen);
-	for (size_t i = 0; i < c->affected.len && rc == 0; i++) {
-		const char *dir = *FBC_VEC_AT(&c->affected, const char *, i);
-		fbc_tree_entry e = {0};
-		fbc_error e2;
-
-		if (!*dir || (fbc_tree_stat(c->head_tree, &e, dir, &e2) == 0 &&
-			      e.kind == FBC_TREE_DIR))
-			rc = count_files(&counts, &seen, a, c->head_tree, dir, e.id, err);
-		fbc_tree_entry_dispose(&e);
-		for (size_t j = 0; j < c->packages.len && rc == 0; j++) {
-			const char *pkg = *FBC_VEC_AT(&c->packages, const char *, j);
-			char *sub = fbc_tree_join(dir, pkg);
-			fbc_tree_entry pe = {0};
-
-			if (!sub) {
-				rc = fbc_error_set(err, FBC_ENOMEM, dir, "out of memory");
-				break;
-			}
-			if (fbc_tree_stat(c->mb_tree, &pe, sub, &e2) == 0 && pe.kind == FBC_TREE_DIR)
-				rc = count_files(&counts, &seen, a, c->mb_tree, sub, pe.id, err);
-			fbc_tree_entry_dispose(&pe);
-			free(sub);
-		}
-	}
-	while (rc == 0 && fbc_strmap_next(&counts, &it, &key, &val))
-		if ((uintptr_t)val > 1)
-			rc = fbc_load_memo_expect(c->memo, key, (unsigned)(uintptr_t)val, err);
-	fbc_strmap_dispose(&counts);
-	fbc_strmap_dispose(&seen);
-	fbc_arena_free(a);
-	return rc;
 }
 
 struct dirs_ctx {

@@ -232,7 +232,8 @@ static int base_side(chk_catalog **out, chk_ctx *c, const char *dir, const char 
 		if ((rc = absent_at_base(c, dir, pkg, err)) < 0)
 			return -rc;
 		if (rc == 1)
-			return 0; /* not in <dir>/<pkg>/, so nowhere in the catalog at the merge base */
+			return 0; /* not in <dir>/<pkg>/, so nowhere in the catalog at the merge
+				     base */
 	}
 	return chk_catalog_get(out, c, false, dir, err);
 }

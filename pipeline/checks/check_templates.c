@@ -70,7 +70,7 @@ typedef struct rendered {
 	int rc;
 	fbc_buf out;
 	fbc_error e2;
-	bool parsed;  /* blobs below is the parse of out */
+	bool parsed;   /* blobs below is the parse of out */
 	json_t *blobs; /* NULL when out does not load cleanly */
 } rendered;
 
@@ -337,7 +337,8 @@ static int check_package(chk_ctx *c, chk_out *o, const char *pkg, tpl_counts *n,
 			snprintf(cpath, sizeof(cpath), "catalogs/%s/%s/catalog.yaml", cat, pkg);
 			if (chk_read_head(&cdata, &clen, c, cpath, 256u << 20, &e2) != 0)
 				continue; /* not released to that catalog yet */
-			if (fbc_tree_stat(c->head_tree, &ce, cpath, &e2) != 0 || ce.kind != FBC_TREE_FILE)
+			if (fbc_tree_stat(c->head_tree, &ce, cpath, &e2) != 0 ||
+			    ce.kind != FBC_TREE_FILE)
 				ce.id[0] = '\0';
 			rc = compare_pair(c, o, &tc.maps[m], cat, tdata, tlen, tpath, cpath, ce.id,
 					  cdata, clen, rules, src, &rm, n);

@@ -1,6 +1,5 @@
 /* The engine: settings from the base commit, the check table, conclusions (§5.1). */
 #include "pipeline/checks/internal.h"
-#include "service/load/load.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -419,7 +418,6 @@ static void ctx_dispose(chk_ctx *c)
 	chk_catalogs_dispose(&c->mb_cats, c->cache);
 	chk_am_free(c->am_head);
 	chk_am_free(c->am_mb);
-	fbc_load_memo_free(c->memo);
 	if (c->own_cache)
 		fbc_checks_cache_free(c->cache);
 }
@@ -477,7 +475,7 @@ int fbc_checks_run(fbc_checks_result **out, fbc_git *repo, const char *base, con
 	    (rc = fbc_git_tree_open(&c.mb_tree, repo, c.mb, err)) != 0 ||
 	    (rc = load_settings(&c, &problems, err)) != 0 ||
 	    (rc = fbc_git_diff(&c.changes, repo, c.mb, c.head, err)) != 0 ||
-	    (rc = chk_changes_map(&c, err)) != 0 || (rc = chk_catalog_memo_plan(&c, err)) != 0)
+	    (rc = chk_changes_map(&c, err)) != 0)
 		goto done;
 	memcpy(r->base, c.base, sizeof(r->base));
 	memcpy(r->head, c.head, sizeof(r->head));

@@ -56,6 +56,9 @@ typedef struct chk_catalog {
 } chk_catalog;
 
 /* The cache (cache.c): catalogs by tree id, shared read-only between runs and threads. */
+/* Its decoded catalog files by blob id: a catalog whose tree changed re-reads only the files
+ * that changed (service/fbc fbc_catalog_cache). */
+fbc_catalog_cache *chk_cache_files(fbc_checks_cache *cc);
 typedef struct chk_cache_entry chk_cache_entry;
 /* A reference to the entry for tree id, or NULL. */
 chk_cache_entry *chk_cache_get(fbc_checks_cache *cc, const char *id);
@@ -176,7 +179,6 @@ typedef struct chk_ctx {
 	fbc_strmap head_cats, mb_cats; /* dir -> chk_catalog * */
 	chk_am_build *am_head, *am_mb; /* add-mode builds (addmode.c), made on first use */
 	const char *repo_name;
-	fbc_load_memo *memo; /* files read by more than one catalog load, parsed once */
 } chk_ctx;
 
 typedef int (*chk_fn)(chk_ctx *c, chk_out *o, fbc_error *err);
@@ -197,10 +199,6 @@ const char *chk_package_of(const chk_ctx *c, const char *path);
  * returned chk_catalog (diags, load_error), never an error return. */
 int chk_catalog_get(chk_catalog **out, chk_ctx *c, bool head, const char *dir, fbc_error *err);
 void chk_catalogs_dispose(fbc_strmap *m, fbc_checks_cache *cc);
-/* Plan the run's catalog loads (the affected catalogs at head, the touched packages' own
- * directories in them at the merge base, each distinct tree once) and tell c->memo which
- * files they read more than once, so each of those is parsed once (catalog.c). */
-int chk_catalog_memo_plan(chk_ctx *c, fbc_error *err);
 /* The catalog directories at head (every one the layout declares). */
 int chk_catalog_dirs(fbc_vec *out, chk_ctx *c, fbc_tree *t, fbc_error *err);
 /* Line of the first occurrence of needle in the file at path at head,

@@ -13,6 +13,7 @@
 #include "service/fbc/validate.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,27 @@ int fbc_ingest_mirror(char **path, fbc_db *db, const fbc_pipeline_env *env, json
 	return 0;
 }
 
+/* The decoded files of the catalogs this process ingested, by blob id (service/fbc
+ * fbc_catalog_cache, 128 MiB of file content at most): the next commit of a repository re-reads
+ * only the files it changed. Catalogs built in memory (the operator layout's) have no ids and
+ * are read whole. */
+static fbc_catalog_cache *files_cache(void)
+{
+	static fbc_catalog_cache *cache;
+	static bool tried;
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	fbc_error e;
+
+	pthread_mutex_lock(&mu);
+	if (!tried) {
+		tried = true;
+		if (fbc_catalog_cache_create(&cache, (size_t)128 << 20, &e) != 0)
+			cache = NULL; /* loads then read every file */
+	}
+	pthread_mutex_unlock(&mu);
+	return cache;
+}
+
 /* Load, validate and store one catalog; appends its outcome to out. */
 static int store_catalog(json_t *out, const fbc_pipeline_env *env, fbc_db *db, const char *catalog,
 			 fbc_tree *tree, const char *url, const fbc_db_provenance *prov,
@@ -101,7 +123,7 @@ static int store_catalog(json_t *out, const fbc_pipeline_env *env, fbc_db *db, c
 
 	if (fbc_diags_init(&diags, 100) != 0)
 		return fbc_error_set(err, FBC_ENOMEM, catalog, "out of memory");
-	if ((rc = fbc_catalog_load_tree(&cat, tree, NULL, &diags, err)) ||
+	if ((rc = fbc_catalog_load_tree_cached(&cat, tree, NULL, files_cache(), &diags, err)) ||
 	    (rc = fbc_validate(cat, NULL, &diags, err)))
 		goto done;
 	if (fbc_diags_count(&diags) > 0 || diags.dropped) {

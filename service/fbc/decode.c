@@ -1474,6 +1474,61 @@ fbc_prepared *fbc_catalog_prepare_meta(const fbc_catalog *cat, fbc_arena *arena,
 	return pp;
 }
 
+/*
+ * The copy of a record a catalog commits when records are shared (a file
+ * cache keeps them for other catalogs): the struct itself, whose link fields
+ * (package, channel and bundle lists, derived arrays) this catalog's link
+ * fills, and a channel's entries (link sets each entry's bundle). What
+ * decoding made and nothing writes afterwards (strings, properties, skips,
+ * derived arrays of a bundle derived while decoding) is shared.
+ */
+static void *copy_record(fbc_catalog *cat, int kind, const void *rec)
+{
+	size_t size = kind == P_PACKAGE	      ? sizeof(fbc_package)
+		      : kind == P_CHANNEL     ? sizeof(fbc_channel)
+		      : kind == P_BUNDLE      ? sizeof(fbc_bundle)
+		      : kind == P_DEPRECATION ? sizeof(fbc_deprecation)
+					      : sizeof(fbc_other);
+	void *c = fbc_arena_alloc(cat->arena, size);
+
+	if (!c)
+		return NULL;
+	memcpy(c, rec, size);
+	if (kind == P_PACKAGE) {
+		fbc_package *p = c;
+
+		p->channels = NULL;
+		p->n_channels = 0;
+		p->bundles = NULL;
+		p->n_bundles = 0;
+		p->deprecation = NULL;
+		p->others = NULL;
+		p->n_others = 0;
+	} else if (kind == P_CHANNEL) {
+		fbc_channel *ch = c;
+
+		ch->pkg = NULL;
+		if (ch->n_entries) {
+			fbc_channel_entry *e =
+				fbc_arena_alloc(cat->arena, ch->n_entries * sizeof(*e));
+
+			if (!e)
+				return NULL;
+			memcpy(e, ch->entries, ch->n_entries * sizeof(*e));
+			for (size_t i = 0; i < ch->n_entries; i++)
+				e[i].bundle = NULL;
+			ch->entries = e;
+		}
+	} else if (kind == P_BUNDLE) {
+		fbc_bundle *b = c;
+
+		b->pkg = NULL;
+		b->channels = NULL;
+		b->n_channels = 0;
+	}
+	return c;
+}
+
 int fbc_catalog_commit_meta(fbc_catalog *cat, const fbc_meta *meta, fbc_diags *diags,
 			    fbc_error *err)
 {
@@ -1481,7 +1536,7 @@ int fbc_catalog_commit_meta(fbc_catalog *cat, const fbc_meta *meta, fbc_diags *d
 	prep_finding *f;
 	fbc_vec *vec = NULL;
 	fbc_loc *recloc = NULL;
-	void **slot;
+	void **slot, *rec;
 	dctx d;
 	int rc;
 
@@ -1508,26 +1563,29 @@ int fbc_catalog_commit_meta(fbc_catalog *cat, const fbc_meta *meta, fbc_diags *d
 		return pp->rc == FBC_ENOMEM ? oom(&d)
 					    : fbc_error_set(err, pp->rc, d.loc.file,
 							    "add_meta: the blob is not an object");
+	rec = pp->rec;
+	if (cat->shared_records && pp->kind != P_NONE && !(rec = copy_record(cat, pp->kind, rec)))
+		return oom(&d);
 	switch (pp->kind) {
 	case P_PACKAGE:
 		vec = &cat->packages;
-		recloc = &((fbc_package *)pp->rec)->loc;
+		recloc = &((fbc_package *)rec)->loc;
 		break;
 	case P_CHANNEL:
 		vec = &cat->channels;
-		recloc = &((fbc_channel *)pp->rec)->loc;
+		recloc = &((fbc_channel *)rec)->loc;
 		break;
 	case P_BUNDLE:
 		vec = &cat->bundles;
-		recloc = &((fbc_bundle *)pp->rec)->loc;
+		recloc = &((fbc_bundle *)rec)->loc;
 		break;
 	case P_DEPRECATION:
 		vec = &cat->deprecations;
-		recloc = &((fbc_deprecation *)pp->rec)->loc;
+		recloc = &((fbc_deprecation *)rec)->loc;
 		break;
 	case P_OTHER:
 		vec = &cat->others;
-		recloc = &((fbc_other *)pp->rec)->loc;
+		recloc = &((fbc_other *)rec)->loc;
 		break;
 	default:
 		return 0; /* nothing to add */
@@ -1536,6 +1594,6 @@ int fbc_catalog_commit_meta(fbc_catalog *cat, const fbc_meta *meta, fbc_diags *d
 	slot = fbc_vec_push(vec);
 	if (!slot)
 		return oom(&d);
-	*slot = pp->rec;
+	*slot = rec;
 	return 0;
 }

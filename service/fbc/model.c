@@ -32,7 +32,6 @@ int fbc_catalog_create(fbc_catalog **out, const fbc_load_limits *lim, fbc_error 
 		cat->limits = *lim;
 	else
 		fbc_load_limits_default(&cat->limits);
-	cat->limits.memo = NULL; /* the loads' business, and the catalog outlives it */
 	*out = cat;
 	return 0;
 }
@@ -456,107 +455,4 @@ done:
 		return fbc_error_set(err, rc, NULL, "linking the catalog: %s",
 				     rc == FBC_ENOMEM ? "out of memory" : fbc_error_code_name(rc));
 	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-
-/* Per parser thread: the arena its records go to (handed to the catalog
- * after the load) and a scratch buffer for canonical JSON. */
-typedef struct worker_state {
-	fbc_arena *arena;
-	fbc_buf scratch;
-} worker_state;
-
-typedef struct load_ctx {
-	fbc_catalog *cat;
-	fbc_diags *diags;
-	worker_state w[FBC_LOAD_MAX_WORKERS];
-} load_ctx;
-
-static void *prepare(void *ctx, unsigned worker, const fbc_meta *meta)
-{
-	load_ctx *lc = ctx;
-	worker_state *ws = &lc->w[worker];
-
-	/* 256 KiB chunks: big values get their own chunk anyway */
-	if (!ws->arena && fbc_arena_create(&ws->arena, 256 * 1024))
-		return NULL;
-	return fbc_catalog_prepare_meta(lc->cat, ws->arena, &ws->scratch, meta);
-}
-
-static int on_meta(void *ctx, const fbc_meta *meta, fbc_error *err)
-{
-	load_ctx *lc = ctx;
-
-	return fbc_catalog_commit_meta(lc->cat, meta, lc->diags, err);
-}
-
-static void free_arena(void *p)
-{
-	fbc_arena_free(p);
-}
-
-int fbc_catalog_load_dir(fbc_catalog **out, const char *root, const fbc_load_limits *lim,
-			 fbc_diags *diags, fbc_error *err)
-{
-	fbc_tree *t = NULL;
-	struct stat st;
-	int rc;
-
-	/* the messages fbc_load_dir gives, before the tree is opened */
-	if (stat(root, &st) != 0 || !S_ISDIR(st.st_mode))
-		return fbc_error_set(err, errno == ENOENT ? FBC_ENOTFOUND : FBC_EINVAL, root,
-				     "\"%s\" is not a directory", root);
-	rc = fbc_tree_open_dir(&t, root, err);
-	if (rc == 0)
-		rc = fbc_catalog_load_tree(out, t, lim, diags, err);
-	fbc_tree_free(t);
-	return rc;
-}
-
-int fbc_catalog_load_tree(fbc_catalog **out, fbc_tree *t, const fbc_load_limits *lim,
-			  fbc_diags *diags, fbc_error *err)
-{
-	fbc_catalog *cat = NULL;
-	fbc_load_stage stage;
-	load_ctx lc;
-	bool adopted = true;
-	int rc;
-
-	memset(&lc, 0, sizeof(lc));
-	for (size_t i = 0; i < FBC_LOAD_MAX_WORKERS; i++)
-		fbc_buf_init(&lc.w[i].scratch, 0);
-	if ((rc = fbc_catalog_create(&cat, lim, err)))
-		goto done;
-	lc.cat = cat;
-	lc.diags = diags;
-	stage.prepare = prepare;
-	stage.discard = NULL; /* results live in the worker arenas */
-	stage.ctx = &lc;
-	rc = fbc_load_tree_staged(t, lim, &stage, on_meta, &lc, diags, err);
-	/* the catalog's records point into the worker arenas: they live and
-	 * die with the catalog arena */
-	for (size_t i = 0; i < FBC_LOAD_MAX_WORKERS; i++) {
-		if (lc.w[i].arena && fbc_arena_defer(cat->arena, free_arena, lc.w[i].arena))
-			adopted = false; /* already freed by fbc_arena_defer */
-		lc.w[i].arena = NULL;
-	}
-	if (rc)
-		goto done;
-	if (!adopted) {
-		rc = fbc_error_set(err, FBC_ENOMEM, fbc_tree_label(t),
-				   "out of memory loading the catalog");
-		goto done;
-	}
-	if ((rc = fbc_catalog_link(cat, err)))
-		goto done;
-	*out = cat;
-	cat = NULL;
-done:
-	for (size_t i = 0; i < FBC_LOAD_MAX_WORKERS; i++) {
-		fbc_arena_free(lc.w[i].arena);
-		fbc_buf_dispose(&lc.w[i].scratch);
-	}
-	fbc_catalog_free(cat);
-	return rc;
 }

@@ -168,6 +168,7 @@ typedef struct fbc_catalog {
 	fbc_package **sorted_packages;
 	size_t n_sorted_packages;
 	bool linked;
+	bool shared_records; /* records decoded for a file cache: commit copies them */
 	fbc_load_limits limits;
 	fbc_strmap files; /* interned blob file names (keys and values in the arena) */
 } fbc_catalog;
@@ -189,6 +190,25 @@ int fbc_catalog_link(fbc_catalog *cat, fbc_error *err);
 int fbc_catalog_load_tree(fbc_catalog **out, fbc_tree *t, const fbc_load_limits *lim,
 			  fbc_diags *diags, fbc_error *err);
 /* The same over a directory on disk. */
+/*
+ * A file cache for catalog loads (service/fbc/load.c): the decoded records
+ * of each file a load read from a tree whose entries have content ids (git
+ * trees), by that id and the limits that shape the records. A later load of
+ * any tree holding the same file takes its records instead of reading and
+ * parsing it again (findings included, placed at the new path), so a catalog
+ * in which one package changed re-reads that package only. Thread-safe;
+ * bounded by max_bytes (0: 256 MiB) of file content, least recently used out.
+ * Catalogs loaded through it hold what they use: the cache may be freed first.
+ */
+typedef struct fbc_catalog_cache fbc_catalog_cache;
+int fbc_catalog_cache_create(fbc_catalog_cache **out, size_t max_bytes, fbc_error *err);
+void fbc_catalog_cache_free(fbc_catalog_cache *c);
+void fbc_catalog_cache_stats(fbc_catalog_cache *c, size_t *files, size_t *bytes, size_t *hits,
+			     size_t *misses);
+/* fbc_catalog_load_tree through cache cc (NULL: none). */
+int fbc_catalog_load_tree_cached(fbc_catalog **out, fbc_tree *t, const fbc_load_limits *lim,
+				 fbc_catalog_cache *cc, fbc_diags *diags, fbc_error *err);
+
 int fbc_catalog_load_dir(fbc_catalog **out, const char *root, const fbc_load_limits *lim,
 			 fbc_diags *diags, fbc_error *err);
 

@@ -63,13 +63,4 @@ int fbc_yaml_doc_parse(json_t **out, int *content_line, const char *data, size_t
  * of a caller's struct are replaced by defaults too. */
 void fbc_load_limits_resolve(fbc_load_limits *out, const fbc_load_limits *lim);
 
-/* Memo (memo.c), for parse_entry: HIT fills items with copies of the kept
- * parse; RECORD asks the caller to parse the file (plain items, no stage)
- * and hand the result to fbc_load_memo_end (NULL when it could not be read);
- * NONE: parse as usual. */
-typedef enum fbc_memo_action { FBC_MEMO_NONE, FBC_MEMO_HIT, FBC_MEMO_RECORD } fbc_memo_action;
-fbc_memo_action fbc_load_memo_begin(fbc_load_memo *m, const char *id, const fbc_load_limits *lim,
-				    fbc_vec *items);
-void fbc_load_memo_end(fbc_load_memo *m, const char *id, const fbc_vec *items);
-
 #endif

@@ -24,14 +24,14 @@
 #define MAX_THREADS FBC_LOAD_MAX_WORKERS
 
 typedef struct entry {
-	char *rel;	  /* slash-separated, relative to the root */
-	char *path;	  /* tree path to read (a link's target), root-relative */
-	char *finding;	  /* non-NULL: not a loadable file, report this (L1) */
-	const char *code; /* of the finding */
-	size_t size;	  /* from the tree listing, for max_total_bytes */
-	char id[FBC_TREE_ID_MAX]; /* content id from the tree ("" unknown): the memo's key */
-	fbc_vec items;	  /* of fbc_load_item, filled by the parser */
-	int rc;		  /* FBC_ENOMEM from the parser */
+	char *rel;		  /* slash-separated, relative to the root */
+	char *path;		  /* tree path to read (a link's target), root-relative */
+	char *finding;		  /* non-NULL: not a loadable file, report this (L1) */
+	const char *code;	  /* of the finding */
+	size_t size;		  /* from the tree listing, for max_total_bytes */
+	char id[FBC_TREE_ID_MAX]; /* content id from the tree ("" unknown): the file cache's key */
+	fbc_vec items;		  /* of fbc_load_item, filled by the parser */
+	int rc;			  /* FBC_ENOMEM from the parser */
 	bool done;
 } entry;
 
@@ -370,29 +370,10 @@ done:
 	return rc;
 }
 
-/* The prepare stage over plain items (a file from the memo, or parsed for
- * it): what the staged parser does per document, done per file. */
-static void stage_items(fbc_vec *items, const fbc_load_stagecall *sc)
-{
-	for (size_t i = 0; i < items->len; i++) {
-		fbc_load_item *it = FBC_VEC_AT(items, fbc_load_item, i);
-		fbc_meta m;
-
-		if (!it->is_meta || !it->blob)
-			continue;
-		m = (fbc_meta){it->schema, it->package, it->name, it->blob, {sc->file, it->line},
-			       NULL};
-		it->prepared = sc->stage->prepare(sc->stage->ctx, sc->worker, &m);
-		json_decref(it->blob);
-		it->blob = NULL;
-		it->schema = it->package = it->name = NULL;
-	}
-}
-
-/* Read and parse one entry's file into its items; with the memo's RECORD,
- * plain items for the memo, staged afterwards. */
-static void parse_file(entry *e, const source *src, const fbc_load_limits *lim,
-		       const fbc_load_stagecall *sc, bool record)
+/* Read and parse one entry's file into its items. True when the file was
+ * read and parsed (its items are a function of its content and the limits). */
+static bool parse_file(entry *e, const source *src, const fbc_load_limits *lim,
+		       const fbc_load_stagecall *sc)
 {
 	src_data d;
 	char reason[256];
@@ -409,14 +390,56 @@ static void parse_file(entry *e, const source *src, const fbc_load_limits *lim,
 		e->rc = fbc_load_item_finding(&e->items, "L1", 0, "read %s: %s", e->rel, reason);
 	} else {
 		e->rc = fbc_load_parse_data_staged(&e->items, d.data != NULL ? d.data : "", d.len,
-						   lim, record ? NULL : sc);
+						   lim, sc);
 	}
 	src_release(src, &d);
-	if (record) {
-		fbc_load_memo_end(lim->memo, e->id, rc == 0 && e->rc == 0 ? &e->items : NULL);
-		if (e->rc == 0 && sc != NULL)
-			stage_items(&e->items, sc);
+	return rc == 0 && e->rc == 0;
+}
+
+/* The stage's file cache: the results of a file, from it (true) or to it. */
+static bool cached_results(entry *e, const fbc_load_stage *stage)
+{
+	fbc_load_result *res = NULL;
+	size_t n = 0;
+
+	if (!stage->lookup(stage->ctx, e->id, &res, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		fbc_load_item *it = fbc_vec_push(&e->items);
+
+		if (it == NULL) {
+			for (size_t k = i; k < n; k++)
+				free((char *)res[k].message);
+			e->rc = FBC_ENOMEM;
+			break;
+		}
+		it->is_meta = res[i].is_meta;
+		it->prepared = res[i].prepared;
+		it->line = res[i].line;
+		it->code = res[i].code;
+		it->message = (char *)res[i].message;
 	}
+	free(res);
+	return true;
+}
+
+static void offer_results(entry *e, const fbc_load_stage *stage)
+{
+	fbc_load_result *res = calloc(e->items.len ? e->items.len : 1, sizeof(*res));
+
+	if (res == NULL)
+		return;
+	for (size_t i = 0; i < e->items.len; i++) {
+		const fbc_load_item *it = FBC_VEC_AT(&e->items, fbc_load_item, i);
+
+		if (it->is_meta && it->prepared == NULL)
+			goto done; /* prepare failed (out of memory): not worth keeping */
+		res[i] = (fbc_load_result){it->is_meta, it->prepared, it->line, it->code,
+					   it->message};
+	}
+	stage->store(stage->ctx, e->id, e->size, res, e->items.len);
+done:
+	free(res);
 }
 
 /* Parse one entry into its items (any thread; `worker` unique to it). */
@@ -424,21 +447,17 @@ static void parse_entry(entry *e, const source *src, const fbc_load_limits *lim,
 			const fbc_load_stage *stage, unsigned worker)
 {
 	fbc_load_stagecall sc = {stage, worker, e->rel};
-	fbc_memo_action act = FBC_MEMO_NONE;
+	bool cacheable = stage != NULL && stage->lookup != NULL && stage->store != NULL &&
+			 e->id[0] && e->finding == NULL;
 
 	if (e->finding != NULL) {
 		e->rc = fbc_load_item_finding(&e->items, e->code, 0, "%s", e->finding);
 		return;
 	}
-	if (lim->memo != NULL && e->id[0])
-		act = fbc_load_memo_begin(lim->memo, e->id, lim, &e->items);
-	if (act == FBC_MEMO_HIT) {
-		e->rc = 0;
-		if (stage != NULL)
-			stage_items(&e->items, &sc);
+	if (cacheable && cached_results(e, stage))
 		return;
-	}
-	parse_file(e, src, lim, stage != NULL ? &sc : NULL, act == FBC_MEMO_RECORD);
+	if (parse_file(e, src, lim, stage != NULL ? &sc : NULL) && cacheable)
+		offer_results(e, stage);
 }
 
 typedef struct deliver {
@@ -626,17 +645,23 @@ int fbc_load_dir(const char *root, const fbc_load_limits *lim, fbc_meta_fn fn, v
 	return fbc_load_dir_staged(root, lim, NULL, fn, ctx, diags, err);
 }
 
+int fbc_load_open_dir(fbc_tree **out, const char *root, fbc_error *err)
+{
+	struct stat st;
+
+	*out = NULL;
+	if (stat(root, &st) != 0 || !S_ISDIR(st.st_mode))
+		return fbc_error_set(err, errno == ENOENT ? FBC_ENOTFOUND : FBC_EINVAL, root,
+				     "\"%s\" is not a directory", root);
+	return fbc_tree_open_dir(out, root, err);
+}
+
 int fbc_load_dir_staged(const char *root, const fbc_load_limits *lim, const fbc_load_stage *stage,
 			fbc_meta_fn fn, void *ctx, fbc_diags *diags, fbc_error *err)
 {
 	fbc_tree *t = NULL;
-	struct stat st;
-	int rc;
+	int rc = fbc_load_open_dir(&t, root, err);
 
-	if (stat(root, &st) != 0 || !S_ISDIR(st.st_mode))
-		return fbc_error_set(err, errno == ENOENT ? FBC_ENOTFOUND : FBC_EINVAL, root,
-				     "\"%s\" is not a directory", root);
-	rc = fbc_tree_open_dir(&t, root, err);
 	if (rc == 0)
 		rc = fbc_load_tree_staged(t, lim, stage, fn, ctx, diags, err);
 	fbc_tree_free(t);

@@ -25,8 +25,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef struct fbc_load_memo fbc_load_memo;
-
 typedef struct fbc_load_limits {
 	size_t max_file_bytes;	/* per file (default 64 MiB) */
 	size_t max_total_bytes; /* whole tree (default 4 GiB) */
@@ -50,9 +48,6 @@ typedef struct fbc_load_limits {
 	 * load (C11) and not kept (service/fbc/model.h: FBC_PROPERTY_NOT_KEPT).
 	 * Default false. */
 	bool validate_only;
-	/* Not a bound: parses shared between loads (NULL: none); see
-	 * fbc_load_memo_create. */
-	fbc_load_memo *memo;
 } fbc_load_limits;
 
 /* A document may always expand to this many bytes (small documents with a
@@ -87,6 +82,11 @@ typedef int (*fbc_meta_fn)(void *ctx, const fbc_meta *meta, fbc_error *err);
 int fbc_load_tree(fbc_tree *t, const fbc_load_limits *lim, fbc_meta_fn fn, void *ctx,
 		  fbc_diags *diags, fbc_error *err);
 
+/* Open directory root as a tree (fbc_tree_open_dir), FBC_ENOTFOUND /
+ * FBC_EINVAL with the loader's message when it is missing or not a
+ * directory. */
+int fbc_load_open_dir(fbc_tree **out, const char *root, fbc_error *err);
+
 /* fbc_load_tree over the directory root (FBC_ENOTFOUND / FBC_EINVAL when it
  * is missing or not a directory). */
 int fbc_load_dir(const char *root, const fbc_load_limits *lim, fbc_meta_fn fn, void *ctx,
@@ -113,10 +113,30 @@ int fbc_load_dir(const char *root, const fbc_load_limits *lim, fbc_meta_fn fn, v
 typedef void *(*fbc_meta_prepare_fn)(void *ctx, unsigned worker, const fbc_meta *meta);
 typedef void (*fbc_meta_discard_fn)(void *ctx, void *prepared);
 
+/* One result of a file, for a stage's file cache: a meta's prepare result, or a load finding
+ * of the file (L4, L5, LIMIT...: not an I/O error, which is never cached). */
+typedef struct fbc_load_result {
+	bool is_meta;
+	void *prepared;	     /* is_meta: the prepare result (non-NULL) */
+	int line;	     /* line in the file (meta or finding) */
+	const char *code;    /* a finding: its rule (a static string) */
+	const char *message; /* a finding: its text */
+} fbc_load_result;
+
 typedef struct fbc_load_stage {
 	fbc_meta_prepare_fn prepare;
 	fbc_meta_discard_fn discard; /* may be NULL */
-	void *ctx;		     /* for prepare and discard */
+	void *ctx;		     /* for prepare, discard, lookup and store */
+	/* Optional: the prepare results of whole files kept by the caller across loads, by
+	 * the content id of the file's tree entry (files without an id never use them).
+	 * lookup (any parser thread) returns true with *out a malloc'd array of *n results
+	 * (messages malloc'd; the loader owns both): the file is not read, and its metas reach
+	 * fn with those `prepared` (which the caller keeps alive: discard is never called on
+	 * them). store (any parser thread) is offered the results of a file just parsed
+	 * (`bytes` long), before they are delivered; it copies what it keeps. */
+	bool (*lookup)(void *ctx, const char *id, fbc_load_result **out, size_t *n);
+	void (*store)(void *ctx, const char *id, size_t bytes, const fbc_load_result *res,
+		      size_t n);
 } fbc_load_stage;
 
 int fbc_load_tree_staged(fbc_tree *t, const fbc_load_limits *lim, const fbc_load_stage *stage,
@@ -141,26 +161,5 @@ int fbc_yaml_to_json(json_t **out, const char *data, size_t len, const fbc_load_
  * own document splitting and JSON sniffing (bundles.md §2.2). */
 int fbc_yaml_doc_to_json(json_t **out, int *content_line, const char *data, size_t len,
 			 const fbc_load_limits *lim, fbc_error *err);
-
-/*
- * A memo of parsed files, shared by the loads given it in
- * fbc_load_limits.memo (any number, also concurrent): a file whose tree
- * entry has a content id (git trees: the blob id) that the caller said it
- * will read more than once is parsed by its first reader and the others
- * get the same metas and findings without parsing it again (the parse is
- * independent of the file's path: findings are placed at each reader's
- * path). A file is kept only from its first read to its last expected one
- * (fbc_load_memo_expect), so memory holds no more than the files still to
- * be read again. A load whose parse bounds (file, depth, alias, string and
- * expansion limits) differ from the first load's does not use the memo.
- * Blobs handed to a meta callback from the memo are shared: a callback may
- * keep them (json_incref) but must not modify them.
- */
-int fbc_load_memo_create(fbc_load_memo **out, fbc_error *err);
-void fbc_load_memo_free(fbc_load_memo *m);
-/* Expect `uses` more reads of the content with id `id` (adds up). */
-int fbc_load_memo_expect(fbc_load_memo *m, const char *id, unsigned uses, fbc_error *err);
-/* Reads answered from the memo, files parsed for it, files still expected. */
-void fbc_load_memo_stats(fbc_load_memo *m, size_t *hits, size_t *parsed, size_t *kept);
 
 #endif

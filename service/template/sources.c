@@ -191,7 +191,8 @@ static int add_tree_dir(fbc_template_sources *s, fbc_tree *t, const char *dir, i
 
 			if (fbc_strmap_has(&s->files, e->id))
 				continue;
-			if (!(id = strdup(e->id)) || fbc_strmap_put(&s->files, id, NULL, NULL) != 0) {
+			if (!(id = strdup(e->id)) ||
+			    fbc_strmap_put(&s->files, id, NULL, NULL) != 0) {
 				free(id);
 				rc = fbc_error_set(err, FBC_ENOMEM, path, "out of memory");
 				break;

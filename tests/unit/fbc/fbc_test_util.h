@@ -10,6 +10,7 @@
 #include "service/fbc/validate.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 
 typedef struct tcat {
 	fbc_catalog *cat;
@@ -24,6 +25,10 @@ void tcat_load_limits(tcat *t, const char *jsonl, const fbc_load_limits *lim);
 /* tcat_load then fbc_validate (strict as given). */
 void tcat_validate(tcat *t, const char *jsonl, bool strict);
 void tcat_dispose(tcat *t);
+/* One line per record and finding of cat and d, with everything decoding produces. */
+void tcat_fingerprint(FILE *f, const fbc_catalog *cat, const fbc_diags *d);
+/* Validate cat (findings added to diags), then its fingerprint as a malloc'd string. */
+char *tcat_validate_print(fbc_catalog *cat, fbc_diags *diags);
 
 size_t tcat_count(const tcat *t, const char *code);
 /* The first finding with this code, or NULL. */

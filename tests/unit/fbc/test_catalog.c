@@ -3,6 +3,7 @@
  * same catalog, with the same findings, as add_meta on the loading thread. */
 #include "service/fbc/model.h"
 #include "service/fbc/validate.h"
+#include "fbc_test_util.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -50,61 +51,6 @@ static void fbc_catalog_load_dir__real_catalog_is_valid(void **state)
 	fbc_diags_dispose(&diags);
 }
 
-/* One line per record and finding, with everything decoding produces. */
-static void fingerprint(FILE *f, const fbc_catalog *cat, const fbc_diags *d)
-{
-	size_t i, k;
-
-	for (i = 0; i < fbc_diags_count(d); i++) {
-		const fbc_diag *g = fbc_diags_at(d, i);
-
-		fprintf(f, "D %s %s:%d %s|%s|%s %s\n", g->code, g->file ? g->file : "-", g->line,
-			g->package ? g->package : "-", g->channel ? g->channel : "-",
-			g->bundle ? g->bundle : "-", g->message);
-	}
-	for (i = 0; i < cat->packages.len; i++) {
-		const fbc_package *p = FBC_CATALOG_AT(cat->packages, fbc_package, i);
-
-		fprintf(f, "P %s %s:%d %s %zu %s\n", p->name, p->loc.file, p->loc.line,
-			p->default_channel, p->n_properties, p->icon_data ? p->icon_data : "-");
-	}
-	for (i = 0; i < cat->channels.len; i++) {
-		const fbc_channel *c = FBC_CATALOG_AT(cat->channels, fbc_channel, i);
-
-		fprintf(f, "C %s/%s %s:%d %zu\n", c->package, c->name, c->loc.file, c->loc.line,
-			c->n_entries);
-		for (k = 0; k < c->n_entries; k++)
-			fprintf(f, " e %s %s %zu %s\n", c->entries[k].name, c->entries[k].replaces,
-				c->entries[k].n_skips, c->entries[k].skip_range);
-	}
-	for (i = 0; i < cat->bundles.len; i++) {
-		const fbc_bundle *b = FBC_CATALOG_AT(cat->bundles, fbc_bundle, i);
-
-		fprintf(f, "B %s/%s %s:%d %s %s %d %zu %zu %zu %zu %s\n", b->package, b->name,
-			b->loc.file, b->loc.line, b->version, b->release, b->has_semver,
-			b->n_provided, b->n_required, b->n_package_reqs, b->n_bundle_objects,
-			b->csv_json ? b->csv_json : "-");
-		for (k = 0; k < b->n_properties; k++)
-			fprintf(f, " p %s %s %d %s\n", b->properties[k].type,
-				b->properties[k].value ? b->properties[k].value : "-",
-				b->property_checks ? b->property_checks[k].state : 9,
-				b->property_checks && b->property_checks[k].error
-					? b->property_checks[k].error
-					: "-");
-		for (k = 0; k < b->n_provided; k++)
-			fprintf(f, " g %s %s %s\n", b->provided[k].group, b->provided[k].version,
-				b->provided[k].kind);
-		for (k = 0; k < b->n_package_reqs; k++)
-			fprintf(f, " r %s %s\n", b->package_reqs[k].package_name,
-				b->package_reqs[k].version_range);
-	}
-	for (i = 0; i < cat->others.len; i++) {
-		const fbc_other *o = FBC_CATALOG_AT(cat->others, fbc_other, i);
-
-		fprintf(f, "O %s %s:%d %s\n", o->schema, o->loc.file, o->loc.line, o->blob);
-	}
-}
-
 typedef struct sync_ctx {
 	fbc_catalog *cat;
 	fbc_diags *diags;
@@ -125,9 +71,7 @@ static char *load_print(const char *root, bool staged, unsigned threads)
 	fbc_catalog *cat = NULL;
 	fbc_diags diags;
 	fbc_error err;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *text;
 
 	fbc_load_limits_default(&lim);
 	lim.threads = threads;
@@ -143,11 +87,7 @@ static char *load_print(const char *root, bool staged, unsigned threads)
 		assert_int_equal(fbc_load_dir(root, &lim, sync_meta, &c, &diags, &err), 0);
 		assert_int_equal(fbc_catalog_link(cat, &err), 0);
 	}
-	assert_int_equal(fbc_validate(cat, NULL, &diags, &err), 0);
-	f = open_memstream(&text, &len);
-	assert_non_null(f);
-	fingerprint(f, cat, &diags);
-	fclose(f);
+	text = tcat_validate_print(cat, &diags);
 	fbc_catalog_free(cat);
 	fbc_diags_dispose(&diags);
 	return text;

@@ -1,0 +1,416 @@
+/*
+ * Loading a catalog from a tree (parse and decode on the loader's threads,
+ * commit in order, link), and the file cache that lets later loads reuse the
+ * decoded records of files they share with earlier ones.
+ *
+ * Records are decoded on the parser threads into per-worker arenas. Those
+ * arenas belong to a reference-counted set: the catalog holds one reference,
+ * and a file cache holds one for every file whose records it keeps. Records a
+ * cache keeps are never linked in place: every catalog that uses them commits
+ * a copy of each record (the fields linking writes, and a channel's entries),
+ * so one decoded file may serve any number of catalogs at once.
+ */
+#include "service/fbc/internal.h"
+#include "service/fbc/model.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The worker arenas of one load. */
+typedef struct arena_set {
+	int refs; /* atomic */
+	fbc_arena *a[FBC_LOAD_MAX_WORKERS];
+	size_t bytes; /* of the files decoded into it that a cache keeps */
+} arena_set;
+
+static arena_set *set_ref(arena_set *s)
+{
+	__atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED);
+	return s;
+}
+
+static void set_unref(void *p)
+{
+	arena_set *s = p;
+
+	if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	for (size_t i = 0; i < FBC_LOAD_MAX_WORKERS; i++)
+		fbc_arena_free(s->a[i]);
+	free(s);
+}
+
+/* ------------------------------------------------------------------ */
+
+typedef struct centry {
+	char *key;
+	arena_set *set; /* a reference: the records live there */
+	fbc_load_result *res;
+	size_t n;
+	size_t bytes;
+	uint64_t used; /* tick of the last use, for LRU */
+} centry;
+
+struct fbc_catalog_cache {
+	pthread_mutex_t mu;
+	fbc_strmap map; /* key -> centry * (NULL: removed) */
+	size_t max_bytes, bytes, entries, removed;
+	size_t hits, misses;
+	uint64_t tick;
+};
+
+int fbc_catalog_cache_create(fbc_catalog_cache **out, size_t max_bytes, fbc_error *err)
+{
+	fbc_catalog_cache *c = calloc(1, sizeof(*c));
+
+	*out = NULL;
+	if (!c)
+		return fbc_error_set(err, FBC_ENOMEM, NULL, "out of memory");
+	pthread_mutex_init(&c->mu, NULL);
+	fbc_strmap_init(&c->map);
+	c->max_bytes = max_bytes ? max_bytes : (size_t)256 << 20;
+	*out = c;
+	return 0;
+}
+
+static void centry_free(centry *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < e->n; i++)
+		free((char *)e->res[i].message);
+	free(e->res);
+	set_unref(e->set);
+	free(e->key);
+	free(e);
+}
+
+void fbc_catalog_cache_free(fbc_catalog_cache *c)
+{
+	size_t it = 0;
+	const char *k;
+	void *v;
+
+	if (!c)
+		return;
+	while (fbc_strmap_next(&c->map, &it, &k, &v))
+		if (v)
+			centry_free(v);
+		else
+			free((char *)k);
+	fbc_strmap_dispose(&c->map);
+	pthread_mutex_destroy(&c->mu);
+	free(c);
+}
+
+void fbc_catalog_cache_stats(fbc_catalog_cache *c, size_t *files, size_t *bytes, size_t *hits,
+			     size_t *misses)
+{
+	pthread_mutex_lock(&c->mu);
+	if (files)
+		*files = c->entries;
+	if (bytes)
+		*bytes = c->bytes;
+	if (hits)
+		*hits = c->hits;
+	if (misses)
+		*misses = c->misses;
+	pthread_mutex_unlock(&c->mu);
+}
+
+/* Drop removed keys once they are half the map (fbc_strmap has no delete). Locked. */
+static void compact(fbc_catalog_cache *c)
+{
+	fbc_strmap m;
+	size_t it = 0;
+	const char *k;
+	void *v;
+
+	if (c->removed < 64 || c->removed < c->entries)
+		return;
+	fbc_strmap_init(&m);
+	while (fbc_strmap_next(&c->map, &it, &k, &v))
+		if (v && fbc_strmap_put(&m, k, v, NULL) != 0) {
+			fbc_strmap_dispose(&m); /* out of memory: keep the old map */
+			return;
+		}
+	it = 0;
+	while (fbc_strmap_next(&c->map, &it, &k, &v))
+		if (!v)
+			free((char *)k);
+	fbc_strmap_dispose(&c->map);
+	c->map = m;
+	c->removed = 0;
+}
+
+/* Least recently used entries out until the cache is within its bound. Locked. */
+static void evict(fbc_catalog_cache *c)
+{
+	while (c->bytes > c->max_bytes && c->entries > 0) {
+		size_t it = 0;
+		const char *k, *victim_key = NULL;
+		void *v;
+		centry *victim = NULL;
+
+		while (fbc_strmap_next(&c->map, &it, &k, &v))
+			if (v && (!victim || ((centry *)v)->used < victim->used)) {
+				victim = v;
+				victim_key = k;
+			}
+		if (!victim)
+			break;
+		/* keep the key (the map borrows it) as a removed slot */
+		fbc_strmap_put(&c->map, victim_key, NULL, NULL);
+		victim->key = NULL;
+		c->bytes -= victim->bytes;
+		c->entries--;
+		c->removed++;
+		centry_free(victim);
+	}
+	compact(c);
+}
+
+/* ------------------------------------------------------------------ */
+
+/* Per parser thread: the arena its records go to and a scratch buffer for
+ * canonical JSON. */
+typedef struct load_ctx {
+	fbc_catalog *cat;
+	fbc_diags *diags;
+	arena_set *set; /* this load's worker arenas */
+	fbc_buf scratch[FBC_LOAD_MAX_WORKERS];
+	fbc_catalog_cache *cc; /* NULL: no file cache */
+	char key_suffix[160];  /* what else the decoded records depend on */
+	pthread_mutex_t mu;    /* guards used */
+	fbc_vec used;	       /* of arena_set *: references to other loads' sets */
+} load_ctx;
+
+static void *prepare(void *ctx, unsigned worker, const fbc_meta *meta)
+{
+	load_ctx *lc = ctx;
+
+	/* 256 KiB chunks: big values get their own chunk anyway */
+	if (!lc->set->a[worker] && fbc_arena_create(&lc->set->a[worker], 256 * 1024))
+		return NULL;
+	return fbc_catalog_prepare_meta(lc->cat, lc->set->a[worker], &lc->scratch[worker], meta);
+}
+
+static int on_meta(void *ctx, const fbc_meta *meta, fbc_error *err)
+{
+	load_ctx *lc = ctx;
+
+	return fbc_catalog_commit_meta(lc->cat, meta, lc->diags, err);
+}
+
+static char *cache_key(const load_ctx *lc, const char *id)
+{
+	size_t n = strlen(id) + strlen(lc->key_suffix) + 2;
+	char *k = malloc(n);
+
+	if (k)
+		snprintf(k, n, "%s\n%s", id, lc->key_suffix);
+	return k;
+}
+
+static bool lookup(void *ctx, const char *id, fbc_load_result **out, size_t *n)
+{
+	load_ctx *lc = ctx;
+	char *key = cache_key(lc, id);
+	fbc_load_result *res = NULL;
+	centry *e;
+	arena_set **slot;
+	bool hit = false;
+
+	if (!key)
+		return false;
+	pthread_mutex_lock(&lc->cc->mu);
+	if (!(e = fbc_strmap_get(&lc->cc->map, key))) {
+		lc->cc->misses++;
+		goto done;
+	}
+	if (!(res = calloc(e->n ? e->n : 1, sizeof(*res))))
+		goto done;
+	for (size_t i = 0; i < e->n; i++) {
+		res[i] = e->res[i];
+		if (e->res[i].message && !(res[i].message = strdup(e->res[i].message))) {
+			while (i-- > 0)
+				free((char *)res[i].message);
+			goto done;
+		}
+	}
+	/* this catalog will point into e's arenas: it holds them */
+	pthread_mutex_lock(&lc->mu);
+	slot = fbc_vec_push(&lc->used);
+	if (slot)
+		*slot = set_ref(e->set);
+	pthread_mutex_unlock(&lc->mu);
+	if (!slot) {
+		for (size_t i = 0; i < e->n; i++)
+			free((char *)res[i].message);
+		goto done;
+	}
+	e->used = ++lc->cc->tick;
+	lc->cc->hits++;
+	*out = res;
+	*n = e->n;
+	res = NULL;
+	hit = true;
+done:
+	pthread_mutex_unlock(&lc->cc->mu);
+	free(res);
+	free(key);
+	return hit;
+}
+
+static void store(void *ctx, const char *id, size_t bytes, const fbc_load_result *res, size_t n)
+{
+	load_ctx *lc = ctx;
+	centry *e = calloc(1, sizeof(*e));
+	int added;
+
+	if (!e || !(e->key = cache_key(lc, id)) || !(e->res = calloc(n ? n : 1, sizeof(*e->res)))) {
+		centry_free(e);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		e->res[i] = res[i];
+		e->res[i].message = NULL;
+		if (res[i].message && !(e->res[i].message = strdup(res[i].message))) {
+			e->n = i;
+			centry_free(e);
+			return;
+		}
+	}
+	e->n = n;
+	/* what the cache accounts: the file's bytes (its records take about as much) */
+	e->bytes = bytes + n * 64 + 256;
+	e->set = set_ref(lc->set);
+	pthread_mutex_lock(&lc->cc->mu);
+	{
+		void *old = fbc_strmap_get(&lc->cc->map, e->key);
+		const char *oldkey = NULL;
+		size_t it = 0;
+		const char *k;
+		void *v;
+
+		if (old) {
+			added = 0; /* another load stored it first */
+		} else if (fbc_strmap_has(&lc->cc->map, e->key)) {
+			/* a removed slot: reuse its key */
+			while (fbc_strmap_next(&lc->cc->map, &it, &k, &v))
+				if (!v && strcmp(k, e->key) == 0) {
+					oldkey = k;
+					break;
+				}
+			free(e->key);
+			e->key = (char *)oldkey;
+			fbc_strmap_put(&lc->cc->map, e->key, e, NULL);
+			lc->cc->removed--;
+			added = 1;
+		} else {
+			added = fbc_strmap_put(&lc->cc->map, e->key, e, NULL) == 0;
+		}
+		if (added) {
+			e->used = ++lc->cc->tick;
+			lc->cc->bytes += e->bytes;
+			lc->cc->entries++;
+			evict(lc->cc);
+			e = NULL;
+		}
+	}
+	pthread_mutex_unlock(&lc->cc->mu);
+	centry_free(e);
+}
+
+int fbc_catalog_load_dir(fbc_catalog **out, const char *root, const fbc_load_limits *lim,
+			 fbc_diags *diags, fbc_error *err)
+{
+	fbc_tree *t = NULL;
+	int rc = fbc_load_open_dir(&t, root, err); /* the messages fbc_load_dir gives */
+
+	if (rc == 0)
+		rc = fbc_catalog_load_tree(out, t, lim, diags, err);
+	fbc_tree_free(t);
+	return rc;
+}
+
+int fbc_catalog_load_tree_cached(fbc_catalog **out, fbc_tree *t, const fbc_load_limits *lim,
+				 fbc_catalog_cache *cc, fbc_diags *diags, fbc_error *err)
+{
+	fbc_catalog *cat = NULL;
+	fbc_load_stage stage;
+	load_ctx lc;
+	int rc;
+
+	memset(&lc, 0, sizeof(lc));
+	memset(&stage, 0, sizeof(stage));
+	for (size_t i = 0; i < FBC_LOAD_MAX_WORKERS; i++)
+		fbc_buf_init(&lc.scratch[i], 0);
+	fbc_vec_init(&lc.used, sizeof(arena_set *));
+	pthread_mutex_init(&lc.mu, NULL);
+	if ((rc = fbc_catalog_create(&cat, lim, err)))
+		goto done;
+	if (!(lc.set = calloc(1, sizeof(*lc.set)))) {
+		rc = fbc_error_set(err, FBC_ENOMEM, fbc_tree_label(t), "out of memory");
+		goto done;
+	}
+	lc.set->refs = 1; /* the catalog's, handed over below */
+	lc.cat = cat;
+	lc.diags = diags;
+	stage.prepare = prepare;
+	stage.discard = NULL; /* results live in the worker arenas */
+	stage.ctx = &lc;
+	if (cc) {
+		const fbc_load_limits *l = &cat->limits;
+
+		/* the records depend on the content and on these */
+		snprintf(lc.key_suffix, sizeof(lc.key_suffix), "%d %zu %zu %zu %zu %zu %zu",
+			 l->validate_only ? 1 : 0, l->max_file_bytes, l->max_depth,
+			 l->max_alias_nodes, l->max_string_bytes, l->max_expand_ratio,
+			 l->max_expanded_bytes);
+		lc.cc = cc;
+		stage.lookup = lookup;
+		stage.store = store;
+		cat->shared_records = true; /* commit copies: records may serve other catalogs */
+	}
+	rc = fbc_load_tree_staged(t, lim, &stage, on_meta, &lc, diags, err);
+	/* the catalog's records point into this load's arenas and those of the
+	 * cached files it used: they live as long as the catalog */
+	if (fbc_arena_defer(cat->arena, set_unref, lc.set) && rc == 0)
+		rc = fbc_error_set(err, FBC_ENOMEM, fbc_tree_label(t),
+				   "out of memory loading the catalog");
+	lc.set = NULL;
+	for (size_t i = 0; i < lc.used.len; i++) {
+		arena_set *s = *FBC_VEC_AT(&lc.used, arena_set *, i);
+
+		if (fbc_arena_defer(cat->arena, set_unref, s) && rc == 0)
+			rc = fbc_error_set(err, FBC_ENOMEM, fbc_tree_label(t),
+					   "out of memory loading the catalog");
+	}
+	lc.used.len = 0;
+	if (rc)
+		goto done;
+	if ((rc = fbc_catalog_link(cat, err)))
+		goto done;
+	*out = cat;
+	cat = NULL;
+done:
+	set_unref(lc.set);
+	for (size_t i = 0; i < lc.used.len; i++)
+		set_unref(*FBC_VEC_AT(&lc.used, arena_set *, i));
+	fbc_vec_dispose(&lc.used);
+	pthread_mutex_destroy(&lc.mu);
+	for (size_t i = 0; i < FBC_LOAD_MAX_WORKERS; i++)
+		fbc_buf_dispose(&lc.scratch[i]);
+	fbc_catalog_free(cat);
+	return rc;
+}
+
+int fbc_catalog_load_tree(fbc_catalog **out, fbc_tree *t, const fbc_load_limits *lim,
+			  fbc_diags *diags, fbc_error *err)
+{
+	return fbc_catalog_load_tree_cached(out, t, lim, NULL, diags, err);
+}
