@@ -1,7 +1,8 @@
 #!/bin/sh
 # Re-validating the real catalog after one package changed, through the file cache, next to a
 # cold validate in the same run (bench_revalidate.c). The catalog goes into a git repository
-# (commit A); one package's catalog.yaml gets a new bundle appended (commit B).
+# (commit A); one package's catalog.yaml gets a new bundle appended (commit B; in no channel, so
+# B has one finding, C18, which the cached and uncached loads must both report).
 # Usage: bench_revalidate.sh BENCH_REVALIDATE CATALOG_DIR [ROUNDS]
 BIN=$1
 CATALOG=$2
