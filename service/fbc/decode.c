@@ -1198,9 +1198,11 @@ static int read_bundle_objects(dctx *d, fbc_bundle *b)
 			/* opm passes such bytes through unchecked; only the CSV look-up
 			 * below needs them to parse, and only when they can name a CSV:
 			 * without a backslash escape, "kind" can only say
-			 * ClusterServiceVersion verbatim. */
-			if (!b->csv_json && (memmem(data, len, "ClusterServiceVersion", 21) ||
-					     memchr(data, '\\', len)))
+			 * ClusterServiceVersion verbatim. Validation never reads the
+			 * CSV: a catalog loaded only to be validated has no csv_json. */
+			if (!b->csv_json && !d->cat->limits.validate_only &&
+			    (memmem(data, len, "ClusterServiceVersion", 21) ||
+			     memchr(data, '\\', len)))
 				obj = json_loadb((const char *)data, len, 0, NULL);
 		} else if (fbc_yaml_to_json(&obj, data ? (const char *)data : "", len,
 					    &d->cat->limits, &e) != 0) {

@@ -126,7 +126,8 @@ struct fbc_bundle {
 	fbc_package_req *package_reqs; /* olm.package.required */
 	size_t n_package_reqs;
 	size_t n_bundle_objects; /* olm.bundle.object properties */
-	const char *csv_json;	 /* the ClusterServiceVersion object as compact JSON, or NULL */
+	const char *csv_json;	 /* the ClusterServiceVersion object as compact JSON, or NULL
+				  * (always NULL when loaded with validate_only) */
 	fbc_channel **channels;	 /* linked: channels (of its package) listing it, sorted by name */
 	size_t n_channels;
 	fbc_property_check *property_checks; /* NULL, or one per property (decode) */

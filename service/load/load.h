@@ -45,8 +45,10 @@ typedef struct fbc_load_limits {
 	/* Not a bound: the catalog is loaded to be validated and nothing more
 	 * (`fbcd validate`), so property values validation never reads —
 	 * olm.csv.metadata, most of a modern catalog's bytes — are checked at
-	 * load (C11) and not kept (service/fbc/model.h: FBC_PROPERTY_NOT_KEPT).
-	 * Default false. */
+	 * load (C11) and not kept (service/fbc/model.h: FBC_PROPERTY_NOT_KEPT),
+	 * and the CSV of a bundle's JSON olm.bundle.object properties is not
+	 * parsed (fbc_bundle.csv_json stays NULL; YAML objects are still parsed:
+	 * L11 checks them). Default false. */
 	bool validate_only;
 } fbc_load_limits;
 
