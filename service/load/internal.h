@@ -42,6 +42,12 @@ int fbc_load_parse_data(fbc_vec *items, const char *data, size_t len, const fbc_
 int fbc_load_parse_data_staged(fbc_vec *items, const char *data, size_t len,
 			       const fbc_load_limits *lim, const fbc_load_stagecall *sc);
 
+/* jsonfast.c: the top-level JSON object at data (data[0] == '{') as jansson's json_loadb
+ * (JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK) would read it, with *consumed the bytes it
+ * used; NULL when the value has anything the fast path leaves to jansson (escapes, reals,
+ * duplicate keys, errors...). */
+json_t *fbc_json_fast_object(const char *data, size_t len, size_t *consumed);
+
 /* Record a finding item (message formatted). Returns 0 or FBC_ENOMEM. */
 int fbc_load_item_finding(fbc_vec *items, const char *code, int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

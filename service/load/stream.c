@@ -609,6 +609,15 @@ static int parse_json_stream(fbc_vec *items, const char *data, size_t len,
 			break;
 		line += count_lines(counted, data + pos);
 		counted = data + pos;
+		/* catalogs' objects: the fast path, or jansson for anything unusual */
+		{
+			size_t used = 0;
+
+			if ((v = fbc_json_fast_object(data + pos, len - pos, &used)) != NULL) {
+				pos += used;
+				goto parsed;
+			}
+		}
 		v = json_loadb(data + pos, len - pos, JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY,
 			       &jerr);
 		if (v == NULL && strstr(jerr.text, "too big") != NULL)
@@ -648,6 +657,7 @@ static int parse_json_stream(fbc_vec *items, const char *data, size_t len,
 			goto done;
 		}
 		pos += (size_t)jerr.position;
+	parsed:
 		if (!json_within(v, 0, lim, &which)) {
 			json_decref(v);
 			rc = fbc_load_item_finding(items, "LIMIT", line,

@@ -1,0 +1,398 @@
+/*
+ * A fast path for the JSON streams of catalogs: one top-level object read
+ * into the json_t jansson's json_loadb (JSON_DECODE_ANY |
+ * JSON_DISABLE_EOF_CHECK) would build from the same bytes, with the same key
+ * order, consuming the same bytes. It handles what catalogs are made of —
+ * objects, arrays, strings (valid UTF-8, no control characters; escapes
+ * decoded as jansson decodes them), integers of up to 18 digits, true, false,
+ * null — and scans strings with memchr instead of one character at a time,
+ * which is where jansson spends its time on catalogs full of base64 bundle
+ * objects. Anything else (\u0000 or a lone surrogate, a fraction or exponent,
+ * a duplicate key, deep nesting, any syntax error) makes it give up, and the caller parses the
+ * value with jansson as before, so findings and their messages are jansson's. The fuzz target
+ * json_fast checks that every value it accepts equals jansson's.
+ */
+#include "service/load/internal.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH 256 /* jansson allows 2048; deeper values take the slow path */
+
+typedef struct jf {
+	const unsigned char *p, *end;
+} jf;
+
+static void skip_space(jf *j)
+{
+	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
+		j->p++;
+}
+
+/* jansson's UTF-8 rules (utf.c): no overlong forms, no surrogates, nothing above U+10FFFF. */
+static size_t utf8_len(const unsigned char *s, const unsigned char *end)
+{
+	unsigned c = s[0];
+	size_t n;
+	uint32_t v;
+
+	if (c < 0xC2 || c > 0xF4)
+		return 0;
+	n = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+	if ((size_t)(end - s) < n)
+		return 0;
+	v = c & (n == 2 ? 0x1F : n == 3 ? 0x0F : 0x07);
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		v = (v << 6) | (s[i] & 0x3F);
+	}
+	if ((n == 3 && v < 0x800) || (n == 4 && v < 0x10000) || v > 0x10FFFF ||
+	    (v >= 0xD800 && v <= 0xDFFF))
+		return 0;
+	return n;
+}
+
+/* Check bytes [c, end) for jansson's rules: no control character, valid UTF-8. */
+static bool plain_ok(const unsigned char *c, const unsigned char *end)
+{
+	while (c < end) {
+		size_t k;
+
+		if (*c < 0x20)
+			return false;
+		if (*c < 0x80) {
+			c++;
+			continue;
+		}
+		if ((k = utf8_len(c, end)) == 0)
+			return false;
+		c += k;
+	}
+	return true;
+}
+
+static int hex4(const unsigned char *h)
+{
+	int v = 0;
+
+	for (int i = 0; i < 4; i++) {
+		int c = h[i];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= c - '0';
+		else if (c >= 'a' && c <= 'f')
+			v |= c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			v |= c - 'A' + 10;
+		else
+			return -1;
+	}
+	return v;
+}
+
+static size_t put_utf8(char *o, uint32_t v)
+{
+	if (v < 0x80) {
+		o[0] = (char)v;
+		return 1;
+	}
+	if (v < 0x800) {
+		o[0] = (char)(0xC0 | (v >> 6));
+		o[1] = (char)(0x80 | (v & 0x3F));
+		return 2;
+	}
+	if (v < 0x10000) {
+		o[0] = (char)(0xE0 | (v >> 12));
+		o[1] = (char)(0x80 | ((v >> 6) & 0x3F));
+		o[2] = (char)(0x80 | (v & 0x3F));
+		return 3;
+	}
+	o[0] = (char)(0xF0 | (v >> 18));
+	o[1] = (char)(0x80 | ((v >> 12) & 0x3F));
+	o[2] = (char)(0x80 | ((v >> 6) & 0x3F));
+	o[3] = (char)(0x80 | (v & 0x3F));
+	return 4;
+}
+
+/* A string with escapes from q (after the opening quote): decoded into a new json_t as
+ * jansson decodes it (\u0000 and lone surrogates are errors there: left to it). */
+static json_t *escaped_string(jf *j, const unsigned char *q)
+{
+	size_t cap = (size_t)(j->end - q);
+	char *buf = malloc(cap ? cap : 1), *o = buf;
+	const unsigned char *c = q;
+	json_t *v = NULL;
+
+	if (!buf)
+		return NULL;
+	while (c < j->end) {
+		const unsigned char *run = c;
+		int u, lo;
+
+		while (c < j->end && *c != '"' && *c != '\\')
+			c++;
+		if (c >= j->end || !plain_ok(run, c))
+			goto done;
+		memcpy(o, run, (size_t)(c - run));
+		o += c - run;
+		if (*c == '"') {
+			j->p = c + 1;
+			v = json_stringn_nocheck(buf, (size_t)(o - buf));
+			goto done;
+		}
+		if (++c >= j->end)
+			goto done;
+		switch (*c++) {
+		case '"':
+			*o++ = '"';
+			break;
+		case '\\':
+			*o++ = '\\';
+			break;
+		case '/':
+			*o++ = '/';
+			break;
+		case 'b':
+			*o++ = '\b';
+			break;
+		case 'f':
+			*o++ = '\f';
+			break;
+		case 'n':
+			*o++ = '\n';
+			break;
+		case 'r':
+			*o++ = '\r';
+			break;
+		case 't':
+			*o++ = '\t';
+			break;
+		case 'u':
+			if (j->end - c < 4 || (u = hex4(c)) <= 0)
+				goto done; /* bad hex, or \u0000 */
+			c += 4;
+			if (u >= 0xDC00 && u <= 0xDFFF)
+				goto done;
+			if (u >= 0xD800 && u <= 0xDBFF) {
+				if (j->end - c < 6 || c[0] != '\\' || c[1] != 'u' ||
+				    (lo = hex4(c + 2)) < 0xDC00 || lo > 0xDFFF)
+					goto done;
+				c += 6;
+				u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+			}
+			o += put_utf8(o, (uint32_t)u);
+			break;
+		default:
+			goto done;
+		}
+	}
+done:
+	free(buf);
+	return v;
+}
+
+/* A string at j->p ('"') without escapes: its bytes [*s, *s + *n), j->p past the closing
+ * quote. False when it has escapes (*esc set) or breaks jansson's rules. */
+static bool scan_string(jf *j, const char **s, size_t *n, bool *esc)
+{
+	const unsigned char *q = j->p + 1, *close;
+
+	*esc = false;
+	close = memchr(q, '"', (size_t)(j->end - q));
+	if (!close)
+		return false;
+	if (memchr(q, '\\', (size_t)(close - q))) {
+		*esc = true;
+		return false;
+	}
+	if (!plain_ok(q, close))
+		return false;
+	*s = (const char *)q;
+	*n = (size_t)(close - q);
+	j->p = close + 1;
+	return true;
+}
+
+/* A string value at j->p, escapes decoded. */
+static json_t *string(jf *j)
+{
+	const char *s;
+	size_t n;
+	bool esc;
+
+	if (scan_string(j, &s, &n, &esc))
+		return json_stringn_nocheck(s, n);
+	return esc ? escaped_string(j, j->p + 1) : NULL;
+}
+
+static json_t *value(jf *j, int depth);
+
+static json_t *number(jf *j)
+{
+	const unsigned char *d;
+	long long v = 0;
+	bool neg = false;
+
+	if (*j->p == '-') {
+		neg = true;
+		j->p++;
+	}
+	d = j->p;
+	while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
+		j->p++;
+	if (j->p == d || j->p - d > 18 || (*d == '0' && j->p - d > 1))
+		return NULL; /* no digit, possibly too big, or a leading zero */
+	if (j->p < j->end && (*j->p == '.' || *j->p == 'e' || *j->p == 'E'))
+		return NULL; /* a real: jansson's strtod */
+	for (const unsigned char *c = d; c < j->p; c++)
+		v = v * 10 + (*c - '0'); /* 18 digits: no overflow */
+	return json_integer(neg ? -v : v);
+}
+
+static json_t *literal(jf *j, const char *word, json_t *v)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(j->end - j->p) < n || memcmp(j->p, word, n) != 0)
+		return NULL;
+	j->p += n;
+	return v;
+}
+
+static json_t *array(jf *j, int depth)
+{
+	json_t *a = json_array();
+
+	j->p++; /* [ */
+	skip_space(j);
+	if (j->p < j->end && *j->p == ']') {
+		j->p++;
+		return a;
+	}
+	while (a) {
+		json_t *v = value(j, depth + 1);
+
+		if (!v || json_array_append_new(a, v) != 0)
+			break;
+		skip_space(j);
+		if (j->p >= j->end)
+			break;
+		if (*j->p == ']') {
+			j->p++;
+			return a;
+		}
+		if (*j->p != ',')
+			break;
+		j->p++;
+		skip_space(j);
+	}
+	json_decref(a);
+	return NULL;
+}
+
+static json_t *object(jf *j, int depth)
+{
+	json_t *o = json_object();
+	char stack_key[256];
+
+	j->p++; /* { */
+	skip_space(j);
+	if (j->p < j->end && *j->p == '}') {
+		j->p++;
+		return o;
+	}
+	while (o) {
+		const char *k;
+		size_t kn, before;
+		bool esc;
+		char *key = stack_key;
+		json_t *v, *ks = NULL;
+		int rc;
+
+		if (j->p >= j->end || *j->p != '"')
+			break;
+		if (!scan_string(j, &k, &kn, &esc)) {
+			/* a key with escapes: decoded; jansson's keys hold no NUL */
+			if (!esc || !(ks = escaped_string(j, j->p + 1)))
+				break;
+			k = json_string_value(ks);
+			kn = json_string_length(ks);
+		}
+		if (kn >= sizeof(stack_key) && !(key = malloc(kn + 1))) {
+			json_decref(ks);
+			break;
+		}
+		memcpy(key, k, kn);
+		key[kn] = '\0';
+		json_decref(ks);
+		skip_space(j);
+		v = NULL;
+		if (j->p < j->end && *j->p == ':') {
+			j->p++;
+			skip_space(j);
+			v = value(j, depth + 1);
+		}
+		if (!v) {
+			if (key != stack_key)
+				free(key);
+			break;
+		}
+		before = json_object_size(o);
+		rc = json_object_set_new_nocheck(o, key, v);
+		if (key != stack_key)
+			free(key);
+		if (rc != 0 || json_object_size(o) != before + 1)
+			break; /* a duplicate key: jansson's rules decide */
+		skip_space(j);
+		if (j->p >= j->end)
+			break;
+		if (*j->p == '}') {
+			j->p++;
+			return o;
+		}
+		if (*j->p != ',')
+			break;
+		j->p++;
+		skip_space(j);
+	}
+	json_decref(o);
+	return NULL;
+}
+
+static json_t *value(jf *j, int depth)
+{
+	if (depth > MAX_DEPTH || j->p >= j->end)
+		return NULL;
+	switch (*j->p) {
+	case '{':
+		return object(j, depth);
+	case '[':
+		return array(j, depth);
+	case '"':
+		return string(j);
+	case 't':
+		return literal(j, "true", json_true());
+	case 'f':
+		return literal(j, "false", json_false());
+	case 'n':
+		return literal(j, "null", json_null());
+	default:
+		return (*j->p == '-' || (*j->p >= '0' && *j->p <= '9')) ? number(j) : NULL;
+	}
+}
+
+json_t *fbc_json_fast_object(const char *data, size_t len, size_t *consumed)
+{
+	jf j = {(const unsigned char *)data, (const unsigned char *)data + len};
+	json_t *v;
+
+	if (len == 0 || data[0] != '{')
+		return NULL;
+	if (!(v = object(&j, 1)))
+		return NULL;
+	*consumed = (size_t)(j.p - (const unsigned char *)data);
+	return v;
+}

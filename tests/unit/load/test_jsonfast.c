@@ -1,0 +1,133 @@
+/* The loader's JSON fast path (jsonfast.c) against jansson: on hand-made
+ * edge cases it either gives up or reads what jansson reads, and on the real
+ * catalog written as a JSON stream (every blob, as json_dumps writes it) it
+ * reads most blobs itself, each the same value with the same key order and
+ * the same bytes consumed as jansson. */
+#include "common.h"
+
+#include "service/load/internal.h"
+
+int fbc_json_same_tree(const json_t *a, const json_t *b);
+
+/* fast path result against jansson on data: 1 accepted (and equal), 0 left to jansson */
+static int check(const char *data, size_t len)
+{
+	size_t used = 0;
+	json_t *fast = fbc_json_fast_object(data, len, &used), *slow;
+	json_error_t jerr;
+
+	if (!fast)
+		return 0;
+	slow = json_loadb(data, len, JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY, &jerr);
+	assert_non_null(slow);
+	assert_true(fbc_json_same_tree(fast, slow));
+	assert_int_equal((size_t)jerr.position, used);
+	json_decref(fast);
+	json_decref(slow);
+	return 1;
+}
+
+static void jsonfast__edge_cases(void **state)
+{
+	static const struct {
+		const char *text;
+		int fast; /* 1: the fast path reads it */
+	} cases[] = {
+		{"{}", 1},
+		{"{\"a\":1,\"b\":[true,false,null,-0,123456789012345678],\"c\":{}}", 1},
+		{"{\"z\":1,\"a\":2}\n{\"next\":3}", 1}, /* stops after the first object */
+		{"{ \"a\" : [ ] , \"b\" : \"x\\u00e9\\n\\\"\\/\\\\\" }", 1}, /* escapes */
+		{"{\"e\":\"\\ud83d\\ude00\"}", 1},			     /* a surrogate pair */
+		{"{\"a\\nb\":1}", 1},					     /* an escaped key */
+		{"{\"e\":\"\\u0000\"}", 0}, /* NUL: jansson's error */
+		{"{\"e\\u0000\":1}", 0},
+		{"{\"e\":\"\\udc00\"}", 0},  /* a lone low surrogate */
+		{"{\"e\":\"\\ud800x\"}", 0}, /* a high one alone */
+		{"{\"e\":\"\\x\"}", 0},	     /* no such escape */
+		{"{\"e\":\"\\u12g4\"}", 0},
+		{"{\"k\":\"caf\xc3\xa9\"}", 1},
+		{"{\"a\":1,\"a\":2}", 0},	    /* duplicate key */
+		{"{\"a\":1.5}", 0},		    /* real */
+		{"{\"a\":1e3}", 0},		    /* real */
+		{"{\"a\":1234567890123456789}", 0}, /* 19 digits */
+		{"{\"a\":01}", 0},		    /* jansson's error */
+		{"{\"a\":-}", 0},
+		{"{\"a\":\"tab\there\"}", 0},	     /* a control character */
+		{"{\"k\":\"\xed\xa0\x80\"}", 0},     /* a surrogate in UTF-8 */
+		{"{\"k\":\"\xc0\xaf\"}", 0},	     /* overlong */
+		{"{\"k\":\"\xf4\x90\x80\x80\"}", 0}, /* above U+10FFFF */
+		{"{\"a\":truex}", 0},
+		{"{\"a\":1,}", 0},
+		{"{\"a\":1", 0},
+		{"{\"a\" 1}", 0},
+		{"[1]", 0}, /* only objects at the top */
+		{"{\"a\":[1,2,]}", 0},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (check(cases[i].text, strlen(cases[i].text)) != cases[i].fast)
+			fail_msg("case %zu: %s", i, cases[i].text);
+}
+
+typedef struct stream {
+	char *buf;
+	size_t len;
+	FILE *f;
+} stream;
+
+static int to_json(void *ctx, const fbc_meta *m, fbc_error *err)
+{
+	stream *s = ctx;
+
+	(void)err;
+	assert_int_equal(json_dumpf(m->blob, s->f, JSON_COMPACT), 0);
+	fputc('\n', s->f);
+	return 0;
+}
+
+static void jsonfast__real_catalog_as_json(void **state)
+{
+	const char *base = getenv("FBC_DATA_DIR");
+	char root[1024];
+	struct stat st;
+	stream s = {0};
+	fbc_diags d;
+	fbc_error e;
+	size_t n = 0, fast = 0;
+
+	(void)state;
+	snprintf(root, sizeof(root), "%s/community-operators/catalog-v4.20",
+		 base ? base : "/work/shared/data");
+	if (stat(root, &st) != 0)
+		skip();
+	s.f = open_memstream(&s.buf, &s.len);
+	assert_non_null(s.f);
+	assert_int_equal(fbc_diags_init(&d, 0), 0);
+	fbc_error_init(&e);
+	assert_int_equal(fbc_load_dir(root, NULL, to_json, &s, &d, &e), 0);
+	fclose(s.f);
+	for (char *p = s.buf, *end = s.buf + s.len; p < end;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		/* from here to the end of the stream, as the loader gives it */
+		fast += (size_t)check(p, (size_t)(end - p));
+		n++;
+		p = nl ? nl + 1 : end;
+	}
+	print_message("%zu of %zu blobs read by the fast path\n", fast, n);
+	assert_true(n > 800);
+	assert_true(fast * 2 > n); /* not vacuous: most blobs take the fast path */
+	free(s.buf);
+	fbc_diags_dispose(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(jsonfast__edge_cases),
+		cmocka_unit_test(jsonfast__real_catalog_as_json),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
