@@ -52,12 +52,13 @@ typedef struct centry {
 	size_t n;
 	size_t bytes;
 	uint64_t used; /* tick of the last use, for LRU */
+	bool dead;     /* chosen for eviction */
 } centry;
 
 struct fbc_catalog_cache {
 	pthread_mutex_t mu;
-	fbc_strmap map; /* key -> centry * (NULL: removed) */
-	size_t max_bytes, bytes, entries, removed;
+	fbc_strmap map; /* key -> centry * (keys borrowed from the entries) */
+	size_t max_bytes, bytes, entries;
 	size_t hits, misses;
 	uint64_t tick;
 };
@@ -97,10 +98,7 @@ void fbc_catalog_cache_free(fbc_catalog_cache *c)
 	if (!c)
 		return;
 	while (fbc_strmap_next(&c->map, &it, &k, &v))
-		if (v)
-			centry_free(v);
-		else
-			free((char *)k);
+		centry_free(v);
 	fbc_strmap_dispose(&c->map);
 	pthread_mutex_destroy(&c->mu);
 	free(c);
@@ -121,56 +119,48 @@ void fbc_catalog_cache_stats(fbc_catalog_cache *c, size_t *files, size_t *bytes,
 	pthread_mutex_unlock(&c->mu);
 }
 
-/* Drop removed keys once they are half the map (fbc_strmap has no delete). Locked. */
-static void compact(fbc_catalog_cache *c)
-{
-	fbc_strmap m;
-	size_t it = 0;
-	const char *k;
-	void *v;
-
-	if (c->removed < 64 || c->removed < c->entries)
-		return;
-	fbc_strmap_init(&m);
-	while (fbc_strmap_next(&c->map, &it, &k, &v))
-		if (v && fbc_strmap_put(&m, k, v, NULL) != 0) {
-			fbc_strmap_dispose(&m); /* out of memory: keep the old map */
-			return;
-		}
-	it = 0;
-	while (fbc_strmap_next(&c->map, &it, &k, &v))
-		if (!v)
-			free((char *)k);
-	fbc_strmap_dispose(&c->map);
-	c->map = m;
-	c->removed = 0;
-}
-
-/* Least recently used entries out until the cache is within its bound. Locked. */
+/* Least recently used entries out until the cache is within its bound; the map is rebuilt
+ * without them (fbc_strmap has no delete). Locked. */
 static void evict(fbc_catalog_cache *c)
 {
-	while (c->bytes > c->max_bytes && c->entries > 0) {
-		size_t it = 0;
-		const char *k, *victim_key = NULL;
-		void *v;
+	size_t it, n_dead = 0, bytes = 0;
+	const char *k;
+	void *v;
+	fbc_strmap m;
+
+	while (c->bytes - bytes > c->max_bytes && n_dead < c->entries) {
 		centry *victim = NULL;
 
+		it = 0;
 		while (fbc_strmap_next(&c->map, &it, &k, &v))
-			if (v && (!victim || ((centry *)v)->used < victim->used)) {
+			if (!((centry *)v)->dead && (!victim || ((centry *)v)->used < victim->used))
 				victim = v;
-				victim_key = k;
-			}
-		if (!victim)
-			break;
-		/* keep the key (the map borrows it) as a removed slot */
-		fbc_strmap_put(&c->map, victim_key, NULL, NULL);
-		victim->key = NULL;
-		c->bytes -= victim->bytes;
-		c->entries--;
-		c->removed++;
-		centry_free(victim);
+		victim->dead = true;
+		bytes += victim->bytes;
+		n_dead++;
 	}
-	compact(c);
+	if (!n_dead)
+		return;
+	fbc_strmap_init(&m);
+	it = 0;
+	while (fbc_strmap_next(&c->map, &it, &k, &v))
+		if (!((centry *)v)->dead && fbc_strmap_put(&m, k, v, NULL) != 0)
+			break;
+	if (m.count != c->entries - n_dead) { /* out of memory: nothing evicted this time */
+		fbc_strmap_dispose(&m);
+		it = 0;
+		while (fbc_strmap_next(&c->map, &it, &k, &v))
+			((centry *)v)->dead = false;
+		return;
+	}
+	it = 0;
+	while (fbc_strmap_next(&c->map, &it, &k, &v))
+		if (((centry *)v)->dead)
+			centry_free(v);
+	fbc_strmap_dispose(&c->map);
+	c->map = m;
+	c->bytes -= bytes;
+	c->entries -= n_dead;
 }
 
 /* ------------------------------------------------------------------ */
@@ -289,37 +279,15 @@ static void store(void *ctx, const char *id, size_t bytes, const fbc_load_result
 	e->bytes = bytes + n * 64 + 256;
 	e->set = set_ref(lc->set);
 	pthread_mutex_lock(&lc->cc->mu);
-	{
-		void *old = fbc_strmap_get(&lc->cc->map, e->key);
-		const char *oldkey = NULL;
-		size_t it = 0;
-		const char *k;
-		void *v;
-
-		if (old) {
-			added = 0; /* another load stored it first */
-		} else if (fbc_strmap_has(&lc->cc->map, e->key)) {
-			/* a removed slot: reuse its key */
-			while (fbc_strmap_next(&lc->cc->map, &it, &k, &v))
-				if (!v && strcmp(k, e->key) == 0) {
-					oldkey = k;
-					break;
-				}
-			free(e->key);
-			e->key = (char *)oldkey;
-			fbc_strmap_put(&lc->cc->map, e->key, e, NULL);
-			lc->cc->removed--;
-			added = 1;
-		} else {
-			added = fbc_strmap_put(&lc->cc->map, e->key, e, NULL) == 0;
-		}
-		if (added) {
-			e->used = ++lc->cc->tick;
-			lc->cc->bytes += e->bytes;
-			lc->cc->entries++;
-			evict(lc->cc);
-			e = NULL;
-		}
+	/* another load may have stored it first */
+	added = !fbc_strmap_get(&lc->cc->map, e->key) &&
+		fbc_strmap_put(&lc->cc->map, e->key, e, NULL) == 0;
+	if (added) {
+		e->used = ++lc->cc->tick;
+		lc->cc->bytes += e->bytes;
+		lc->cc->entries++;
+		evict(lc->cc);
+		e = NULL;
 	}
 	pthread_mutex_unlock(&lc->cc->mu);
 	centry_free(e);

@@ -262,6 +262,24 @@ static json_t *literal(jf *j, const char *word, json_t *v)
 	return v;
 }
 
+/* After a member or element: 1 at the closing `close` (consumed), 0 after a ',' (consumed,
+ * spaces skipped), -1 on anything else. */
+static int after_item(jf *j, char close)
+{
+	skip_space(j);
+	if (j->p >= j->end)
+		return -1;
+	if (*j->p == close) {
+		j->p++;
+		return 1;
+	}
+	if (*j->p != ',')
+		return -1;
+	j->p++;
+	skip_space(j);
+	return 0;
+}
+
 static json_t *array(jf *j, int depth)
 {
 	json_t *a = json_array();
@@ -275,19 +293,12 @@ static json_t *array(jf *j, int depth)
 	while (a) {
 		json_t *v = value(j, depth + 1);
 
-		if (!v || json_array_append_new(a, v) != 0)
+		int at;
+
+		if (!v || json_array_append_new(a, v) != 0 || (at = after_item(j, ']')) < 0)
 			break;
-		skip_space(j);
-		if (j->p >= j->end)
-			break;
-		if (*j->p == ']') {
-			j->p++;
+		if (at == 1)
 			return a;
-		}
-		if (*j->p != ',')
-			break;
-		j->p++;
-		skip_space(j);
 	}
 	json_decref(a);
 	return NULL;
@@ -346,17 +357,10 @@ static json_t *object(jf *j, int depth)
 			free(key);
 		if (rc != 0 || json_object_size(o) != before + 1)
 			break; /* a duplicate key: jansson's rules decide */
-		skip_space(j);
-		if (j->p >= j->end)
+		if ((rc = after_item(j, '}')) < 0)
 			break;
-		if (*j->p == '}') {
-			j->p++;
+		if (rc == 1)
 			return o;
-		}
-		if (*j->p != ',')
-			break;
-		j->p++;
-		skip_space(j);
 	}
 	json_decref(o);
 	return NULL;
