@@ -65,6 +65,23 @@ void fbc_load_items_clear_staged(fbc_vec *items, const fbc_load_stage *stage);
 int fbc_yaml_doc_parse(json_t **out, int *content_line, const char *data, size_t len, int line0,
 		       const fbc_load_limits *lim, fbc_error *err);
 
+/* The same, always through libyaml (fbc_yaml_doc_parse tries yamlfast.c first). */
+int fbc_yaml_doc_parse_libyaml(json_t **out, int *content_line, const char *data, size_t len,
+			       int line0, const fbc_load_limits *lim, fbc_error *err);
+
+/* yamlfast.c: the document as fbc_yaml_doc_parse_libyaml would read it, when it is
+ * in the block style the fast path handles: 0 (*out, *content_line set), 1 when it
+ * leaves the document to libyaml (anything else, every error), or FBC_ENOMEM. lim is
+ * resolved (no zero fields). */
+int fbc_yaml_fast_doc(json_t **out, int *content_line, const char *data, size_t len, int line0,
+		      const fbc_load_limits *lim);
+
+/* yaml.c: an untagged plain scalar as the libyaml path types it (go-yaml v2): 0 and
+ * *out, 1 when that path reports an error for it (a float JSON cannot hold), or
+ * FBC_ENOMEM; and whether it stays a string (what a mapping key must be here). */
+int fbc_yaml_plain_json(json_t **out, const char *s, size_t n);
+bool fbc_yaml_plain_is_string(const char *s, size_t n);
+
 /* The effective limits: lim, or the defaults when lim is NULL; zero fields
  * of a caller's struct are replaced by defaults too. */
 void fbc_load_limits_resolve(fbc_load_limits *out, const fbc_load_limits *lim);

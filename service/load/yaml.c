@@ -216,6 +216,8 @@ static bool parse_float(const char *s, size_t n, double *out)
 	return true;
 }
 
+static json_t *resolved_to_json(const struct resolved *r, const char *s, size_t n);
+
 /* Resolve a plain scalar the way go-yaml v2 does for an untagged value. */
 static void resolve_plain(resolved *r, const char *s, size_t n)
 {
@@ -277,6 +279,28 @@ static void resolve_plain(resolved *r, const char *s, size_t n)
 	}
 	if (yaml_style_float(plain, pn) && parse_float(plain, pn, &r->f))
 		r->tag = R_FLOAT;
+}
+
+bool fbc_yaml_plain_is_string(const char *s, size_t n)
+{
+	resolved r;
+
+	resolve_plain(&r, s, n);
+	return r.tag == R_STR;
+}
+
+int fbc_yaml_plain_json(json_t **out, const char *s, size_t n)
+{
+	resolved r;
+	json_t *j;
+
+	resolve_plain(&r, s, n);
+	if (r.tag == R_FLOAT && !isfinite(r.f))
+		return 1; /* an error on the libyaml path */
+	if (!(j = resolved_to_json(&r, s, n)))
+		return FBC_ENOMEM;
+	*out = j;
+	return 0;
 }
 
 static int conv_fail(conv *c, int code, const yaml_mark_t *mark, const char *fmt, ...)
@@ -850,6 +874,18 @@ static int parser_fail(conv *c, const yaml_parser_t *p)
 
 int fbc_yaml_doc_parse(json_t **out, int *content_line, const char *data, size_t len, int line0,
 		       const fbc_load_limits *lim, fbc_error *err)
+{
+	int rc = fbc_yaml_fast_doc(out, content_line, data, len, line0, lim);
+
+	if (rc == FBC_ENOMEM)
+		return fbc_error_set(err, FBC_ENOMEM, NULL, "out of memory");
+	if (rc == 0)
+		return 0;
+	return fbc_yaml_doc_parse_libyaml(out, content_line, data, len, line0, lim, err);
+}
+
+int fbc_yaml_doc_parse_libyaml(json_t **out, int *content_line, const char *data, size_t len,
+			       int line0, const fbc_load_limits *lim, fbc_error *err)
 {
 	yaml_parser_t parser;
 	yaml_event_t ev;
