@@ -21,4 +21,26 @@ size_t fbc_utf8_decode(uint32_t *cp, const unsigned char *p, size_t avail);
 /* Whether all n bytes at s are valid UTF-8. */
 bool fbc_utf8_valid(const char *s, size_t n);
 
+/* Eight bytes at a time, for scanners that skip runs of ordinary ASCII (read
+ * a word with memcpy): whether any of its bytes has the high bit set, is
+ * below n (n <= 128), or equals b. Exact (the classic "has a zero byte"
+ * tests), whatever the byte order. */
+#define FBC_WORD_ONES  0x0101010101010101ull
+#define FBC_WORD_HIGHS 0x8080808080808080ull
+
+static inline bool fbc_word_has_high(uint64_t w)
+{
+	return (w & FBC_WORD_HIGHS) != 0;
+}
+
+static inline bool fbc_word_has_below(uint64_t w, unsigned n)
+{
+	return ((w - FBC_WORD_ONES * n) & ~w & FBC_WORD_HIGHS) != 0;
+}
+
+static inline bool fbc_word_has_byte(uint64_t w, unsigned char b)
+{
+	return fbc_word_has_below(w ^ (FBC_WORD_ONES * b), 1);
+}
+
 #endif

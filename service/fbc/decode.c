@@ -2,6 +2,7 @@
  * Typed decoding of metas into the catalog model (rules L10, L11, L12) and
  * the Go encoding/json imitation shared with validate.c (internal.h).
  */
+#include "service/base/utf8.h"
 #include "service/base/base64.h"
 #include "service/fbc/internal.h"
 #include "service/fbc/model.h"
@@ -598,6 +599,12 @@ static int canon_string(fbc_buf *b, const char *s, size_t n)
 		char e[6];
 		size_t el = 2;
 
+		for (uint64_t w; n - i >= 8; i += 8) {
+			memcpy(&w, u + i, 8);
+			if (fbc_word_has_below(w, 0x20) || fbc_word_has_byte(w, '"') ||
+			    fbc_word_has_byte(w, '\\'))
+				break;
+		}
 		while (i < n && !canon_esc[u[i]])
 			i++;
 		memcpy(o, s + start, i - start);

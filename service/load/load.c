@@ -22,6 +22,11 @@
 #include <unistd.h>
 
 #define MAX_THREADS FBC_LOAD_MAX_WORKERS
+/* Workers parse ahead of delivery by 2 files a thread, or further while the
+ * files parsed and not yet delivered hold at most this much input: one large
+ * file then no longer leaves the other threads waiting, and memory stays
+ * bounded. */
+#define AHEAD_BYTES ((size_t)8 << 20)
 
 typedef struct entry {
 	char *rel;		  /* slash-separated, relative to the root */
@@ -518,6 +523,7 @@ typedef struct pool {
 	size_t next;	  /* next entry to claim */
 	size_t delivered; /* entries handed over so far */
 	size_t window;
+	size_t ahead; /* bytes of the entries claimed but not delivered */
 	bool stop;
 	unsigned next_worker; /* worker indexes, handed out at start */
 	const fbc_load_limits *lim;
@@ -533,11 +539,13 @@ static void *worker(void *arg)
 	pthread_mutex_lock(&p->mu);
 	self = p->next_worker++;
 	while (!p->stop && p->next < p->n) {
-		if (p->next >= p->delivered + p->window) {
+		if (p->next >= p->delivered + p->window &&
+		    p->ahead + p->entries[p->next].size > AHEAD_BYTES) {
 			pthread_cond_wait(&p->work, &p->mu);
 			continue;
 		}
 		size_t i = p->next++;
+		p->ahead += p->entries[i].size;
 		pthread_mutex_unlock(&p->mu);
 		parse_entry(&p->entries[i], p->src, p->lim, p->stage, self);
 		pthread_mutex_lock(&p->mu);
@@ -604,6 +612,7 @@ static int run_entries(entry *entries, size_t n, deliver *dv)
 		if (started > 0) {
 			pthread_mutex_lock(&p.mu);
 			p.delivered = i + 1;
+			p.ahead -= e->size;
 			if (rc != 0 || dv->stop)
 				p.stop = true;
 			pthread_cond_broadcast(&p.work);

@@ -18,6 +18,7 @@
  * unit test load_yamlfast compares both paths on every document of the real
  * catalogs, and the fuzz target yaml_fast on whatever it generates.
  */
+#include "service/base/utf8.h"
 #include "service/load/internal.h"
 
 #include <stdint.h>
@@ -126,8 +127,6 @@ static int buf_repeat(yf *y, char c, size_t n)
  * U+2028 and U+2029 and the byte order mark. */
 static bool text_ok(const unsigned char *s, const unsigned char *end)
 {
-	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-
 	while (s < end) {
 		unsigned c = *s;
 		uint32_t v;
@@ -138,8 +137,8 @@ static bool text_ok(const unsigned char *s, const unsigned char *end)
 			uint64_t w;
 
 			memcpy(&w, s, 8);
-			if ((w & highs) || ((w - ones * 0x20) & ~w & highs) ||
-			    (((w ^ ones * 0x7F) - ones) & ~(w ^ ones * 0x7F) & highs))
+			if (fbc_word_has_high(w) || fbc_word_has_below(w, 0x20) ||
+			    fbc_word_has_byte(w, 0x7F))
 				break;
 			s += 8;
 		}
