@@ -16,6 +16,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: fbcd repo catalogs [--repo DIR] [--rev REV] --output DIR\n"
 	      "                          [--vless-labels exact|all] [--no-validate]\n"
+	      "                          [--keep-bundle-objects]\n"
 	      "\n"
 	      "Build every catalog of an operator repository (operators/<pkg>/ci.yaml,\n"
 	      "bundles in operators/<pkg>/<version>/, catalogs in catalogs/<name>/) and write\n"
@@ -38,6 +39,11 @@ static void usage(FILE *f)
 	      "                         read like one with it; all: it admits every catalog,\n"
 	      "                         as the community pipeline behaved (index-add.md P-5)\n"
 	      "      --no-validate      skip the validation after every add\n"
+	      "      --keep-bundle-objects  keep every bundle's olm.bundle.object or\n"
+	      "                         olm.csv.metadata and relatedImages; by default, as\n"
+	      "                         IIB's index, a semver-mode add clears them from\n"
+	      "                         every bundle that heads no channel (index-add.md\n"
+	      "                         SV-13)\n"
 	      "  -h, --help             show this help\n"
 	      "\n"
 	      "Findings (a bundle not added, a ci.yaml or label that is wrong) are printed on\n"
@@ -54,6 +60,7 @@ static int catalogs(int argc, char **argv)
 					     {"output", required_argument, NULL, 'o'},
 					     {"vless-labels", required_argument, NULL, 'v'},
 					     {"no-validate", no_argument, NULL, 'n'},
+					     {"keep-bundle-objects", no_argument, NULL, 'k'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	const char *repo = ".", *rev = NULL, *output = NULL;
@@ -82,6 +89,9 @@ static int catalogs(int argc, char **argv)
 			break;
 		case 'n':
 			ro.no_validate = true;
+			break;
+		case 'k':
+			ro.keep_bundle_objects = true;
 			break;
 		case 'v':
 			if (strcmp(optarg, "all") == 0) {

@@ -355,7 +355,9 @@ static int cmp_input(const void *a, const void *b)
 static int add_bundle(fbc_repo_catalogs *rc, input *x, const fbc_repo_opts *o, fbc_error *err)
 {
 	fbc_addmode_index **next = NULL;
-	fbc_addmode_opts ao = {.mode = x->pkg->mode, .no_validate = o->no_validate};
+	fbc_addmode_opts ao = {.mode = x->pkg->mode,
+			       .no_validate = o->no_validate,
+			       .keep_bundle_objects = o->keep_bundle_objects};
 	size_t i, k;
 	int r = 0;
 	bool failed = false;

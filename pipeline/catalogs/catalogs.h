@@ -83,14 +83,18 @@ int fbc_repo_history_create(fbc_repo_history **out, const fbc_repo_history_step 
 void fbc_repo_history_free(fbc_repo_history *h);
 
 typedef struct fbc_repo_opts {
-	unsigned label_flags; /* FBC_OCP_* of service/addmode/ocp.h */
-	bool no_validate;     /* skip the validation after every add (§7.2) */
+	unsigned label_flags;	  /* FBC_OCP_* of service/addmode/ocp.h */
+	bool no_validate;	  /* skip the validation after every add (§7.2) */
+	bool keep_bundle_objects; /* fbc_addmode_opts.keep_bundle_objects (no SV-13) */
 	/* When n_packages > 0: only these packages are read and replayed, and
 	 * no committed catalog file is collected, so each catalog holds the
 	 * add-mode packages among them and nothing else (the pull-request
 	 * checks build the packages a change touches this way). Packages are
-	 * independent in add mode, so each comes out exactly as in a full
-	 * build. */
+	 * independent in add mode but for SV-13 (a semver-mode add of any
+	 * package clears the stored objects of every bundle of the index that
+	 * heads no channel): built alone, a package has the same channels,
+	 * entries and bundles as in a full build, and may keep the objects of
+	 * bundles that another package's later semver-mode add would clear. */
 	const char *const *packages;
 	size_t n_packages;
 } fbc_repo_opts;

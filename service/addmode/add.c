@@ -338,6 +338,12 @@ static int add_package(fbc_addmode_index *ix, const fbc_addmode_bundle *const *b
 	}
 	if (rc != 0)
 		goto done;
+	/* SV-13 before the validation: IIB validates what opm migrate writes */
+	if (opts->mode != FBC_ADDMODE_REPLACES && !opts->keep_bundle_objects &&
+	    (rc = am_clear_non_heads(ix, p)) != 0) {
+		rc = oom(err);
+		goto done;
+	}
 	if (!opts->no_validate) {
 		rc = am_validate_pkg(p, news, n, NULL, err);
 		if (rc != 0) {
@@ -357,6 +363,56 @@ done:
 	if (p != orig)
 		am_pkg_free(p);
 	free(news);
+	return rc;
+}
+
+static void note_heads(fbc_strmap *heads, const am_pkg *p, int *rc)
+{
+	for (size_t i = 0; i < p->channels.len; i++) {
+		const am_channel *c = *FBC_VEC_AT(&p->channels, am_channel *, i);
+
+		if (c->head && fbc_strmap_put(heads, c->head, (void *)1, NULL) < 0)
+			*rc = FBC_ENOMEM;
+	}
+}
+
+static int clear_pkg(fbc_addmode_index *ix, am_pkg *p, const fbc_strmap *heads)
+{
+	for (size_t j = 0; j < p->recs.len; j++) {
+		am_rec **slot = FBC_VEC_AT(&p->recs, am_rec *, j), *cp;
+
+		if ((*slot)->cleared || !(*slot)->image[0] || fbc_strmap_has(heads, (*slot)->name))
+			continue;
+		if (!(cp = fbc_arena_alloc(ix->arena, sizeof(*cp))))
+			return FBC_ENOMEM;
+		*cp = **slot;
+		cp->cleared = true;
+		*slot = cp;
+		if (fbc_strmap_put(&p->rec_index, cp->name, cp, NULL) < 0)
+			return FBC_ENOMEM;
+	}
+	return 0;
+}
+
+int am_clear_non_heads(fbc_addmode_index *ix, am_pkg *p)
+{
+	fbc_strmap heads;
+	int rc = 0;
+
+	fbc_strmap_init(&heads);
+	for (size_t i = 0; i < ix->pkgs.len; i++) {
+		const am_pkg *q = *FBC_VEC_AT(&ix->pkgs, am_pkg *, i);
+
+		if (!p || strcmp(q->name, p->name) != 0)
+			note_heads(&heads, q, &rc);
+	}
+	if (p)
+		note_heads(&heads, p, &rc);
+	if (rc == 0 && p)
+		rc = clear_pkg(ix, p, &heads);
+	for (size_t i = 0; rc == 0 && !p && i < ix->pkgs.len; i++)
+		rc = clear_pkg(ix, *FBC_VEC_AT(&ix->pkgs, am_pkg *, i), &heads);
+	fbc_strmap_dispose(&heads);
 	return rc;
 }
 
@@ -423,5 +479,9 @@ int fbc_addmode_add(fbc_addmode_index *ix, const fbc_addmode_bundle *const *bund
 			break;
 	}
 	free(sorted);
+	/* SV-13 across the index: opm clears once, after every bundle of the call is in */
+	if (rc == 0 && opts->mode != FBC_ADDMODE_REPLACES && !opts->keep_bundle_objects &&
+	    am_clear_non_heads(ix, NULL) != 0)
+		rc = oom(err);
 	return rc;
 }

@@ -87,6 +87,11 @@ typedef struct fbc_addmode_opts {
 	bool overwrite_latest; /* OW rules (never used by community production, OW-6) */
 	bool disable_alpha;    /* without --enable-alpha: olm.substitutesFor is A8 */
 	bool no_validate;      /* skip the §7.2 validation after the add */
+	/* Do not apply SV-13: in the semver modes opm clears the stored CSV and
+	 * manifests of every bundle of the index that heads no channel, so the
+	 * FBC IIB publishes has no olm.bundle.object / olm.csv.metadata and no
+	 * relatedImages for them. Set, every bundle keeps its blob as rendered. */
+	bool keep_bundle_objects;
 } fbc_addmode_opts;
 
 typedef struct fbc_addmode_index fbc_addmode_index;

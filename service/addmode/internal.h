@@ -35,6 +35,7 @@ typedef struct am_rec {
 	const fbc_addmode_property *props;	/* when blob is NULL */
 	size_t n_props;
 	bool deprecated;      /* a tombstone (§6.2) */
+	bool cleared;	      /* SV-13: its stored CSV and manifests are gone */
 	bool version_unknown; /* a tombstone rebuilt from an FBC (ST-4) */
 	bool has_sv;
 	fbc_semver sv; /* parsed version (strict) when has_sv */
@@ -68,6 +69,14 @@ struct fbc_addmode_index {
 	fbc_vec pkgs;		     /* of am_pkg *, sorted by name */
 	fbc_strmap deprecated_names; /* DP-5: bundle name -> (void *)1, outlives packages */
 };
+
+/* SV-13 (load.go ClearNonHeadBundles, run after every add in the semver
+ * modes): every stored bundle with an image that heads no channel of the
+ * index loses its stored CSV and manifests. `p`: a package being added, not
+ * yet in the index (its heads count, its records are cleared); NULL: every
+ * package of the index. Records are replaced by cleared copies (records are
+ * shared between package copies). */
+int am_clear_non_heads(fbc_addmode_index *ix, am_pkg *p);
 
 /* containers */
 am_pkg *am_pkg_new(fbc_arena *a, const char *name);

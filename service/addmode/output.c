@@ -137,6 +137,48 @@ done:
 	return b;
 }
 
+/* SV-13: what opm migrate writes for a bundle whose stored CSV and
+ * manifests were cleared: the properties it keeps in their own table (no
+ * olm.bundle.object, so no olm.csv.metadata either) and no relatedImages
+ * (api_to_model.go reads them from the stored CSV). The recorded blob is not
+ * changed: the copy shares its values. */
+static json_t *cleared_bundle(const am_pkg *p, const am_rec *r, fbc_error *err)
+{
+	json_t *b = r->blob ? json_copy(r->blob) : synth_bundle(p, r, err);
+	json_t *props = b ? json_object_get(b, "properties") : NULL, *kept;
+	size_t i;
+
+	if (!b) {
+		if (r->blob)
+			oom(err);
+		return NULL;
+	}
+	if (json_is_array(props)) {
+		if (!(kept = json_array()))
+			goto fail;
+		for (i = 0; i < json_array_size(props); i++) {
+			json_t *pr = json_array_get(props, i);
+			const char *t = json_string_value(json_object_get(pr, "type"));
+
+			if (t &&
+			    (!strcmp(t, "olm.bundle.object") || !strcmp(t, "olm.csv.metadata")))
+				continue;
+			if (json_array_append(kept, pr) != 0) {
+				json_decref(kept);
+				goto fail;
+			}
+		}
+		if (json_object_set_new(b, "properties", kept) != 0)
+			goto fail;
+	}
+	json_object_del(b, "relatedImages");
+	return b;
+fail:
+	json_decref(b);
+	oom(err);
+	return NULL;
+}
+
 static int channel_blob(json_t **out, const am_pkg *p, const am_channel *c, fbc_error *err)
 {
 	const char **names = NULL;
@@ -282,6 +324,11 @@ static int pkg_blobs(const am_pkg *p, json_t *out, am_rec *const *full, size_t n
 		if (!is_full(r, full, n_full)) {
 			if (!(blob = lite_bundle(p, r))) {
 				rc = oom(err);
+				goto done;
+			}
+		} else if (r->cleared) {
+			if (!(blob = cleared_bundle(p, r, err))) {
+				rc = err->code ? err->code : FBC_ENOMEM;
 				goto done;
 			}
 		} else if (r->blob) {

@@ -915,6 +915,109 @@ static void deprecate__truncates_tail_dp(void **state)
 	fbc_addmode_index_free(ix);
 }
 
+/* SV-13: an add with a rendered blob (objects, relatedImages) in package pkg. */
+static void add_blob(fbc_addmode_index *ix, fbc_addmode_mode mode, const char *pkg,
+		     const char *spec, bool keep)
+{
+	fbc_addmode_opts o = {.mode = mode, .keep_bundle_objects = keep};
+	const fbc_addmode_bundle *p;
+	fbc_error err;
+	tb t;
+
+	mk(&t, pkg, spec);
+	t.b.blob = json_pack("{s:s, s:s, s:s, s:s, s:[{s:s, s:{s:s, s:s}}, {s:s, s:{s:s}}], "
+			     "s:[{s:s, s:s}]}",
+			     "schema", "olm.bundle", "name", t.b.name, "package", pkg, "image",
+			     t.b.image, "properties", "type", "olm.package", "value", "packageName",
+			     pkg, "version", t.b.version, "type", "olm.bundle.object", "value",
+			     "data", "e30=", "relatedImages", "name", "", "image", t.b.image);
+	assert_non_null(t.b.blob);
+	p = &t.b;
+	fbc_error_init(&err);
+	if (fbc_addmode_add(ix, &p, 1, &o, &err) != 0)
+		fail_msg("add %s: %s: %s", spec, err.where, err.message);
+	json_decref((json_t *)t.b.blob);
+}
+
+/* Whether the written bundle still has its objects (and relatedImages). */
+static bool has_objects(const fbc_addmode_index *ix, const char *pkg, const char *name)
+{
+	json_t *a = json_array(), *b;
+	fbc_error err;
+	size_t i, k;
+	int objs = -1, ri = -1;
+
+	if (fbc_addmode_package_blobs(ix, pkg, a, &err) != 0)
+		fail_msg("blobs: %s", err.message);
+	json_array_foreach(a, i, b)
+	{
+		json_t *pr;
+
+		if (strcmp(json_string_value(json_object_get(b, "schema")), "olm.bundle") != 0 ||
+		    strcmp(json_string_value(json_object_get(b, "name")), name) != 0)
+			continue;
+		objs = 0;
+		json_array_foreach(json_object_get(b, "properties"), k, pr)
+		{
+			const char *t = json_string_value(json_object_get(pr, "type"));
+
+			objs += strcmp(t, "olm.bundle.object") == 0;
+			if (strcmp(t, "olm.package") == 0)
+				ri = ri < 0 ? 0 : ri; /* the properties table stays */
+		}
+		assert_int_equal(ri, 0);
+		ri = json_object_get(b, "relatedImages") != NULL;
+		assert_int_equal(objs, ri); /* both go, or neither */
+	}
+	json_decref(a);
+	if (objs < 0)
+		fail_msg("no bundle %s in %s", name, pkg);
+	return objs > 0;
+}
+
+static void add_semver__sv13_clears_non_heads(void **state)
+{
+	fbc_addmode_index *ix = ix_new(), *cp = NULL;
+	fbc_error err;
+
+	(void)state;
+	/* replaces mode never clears */
+	add_blob(ix, R, "b", "b.v1|1.0.0|||stable|stable", false);
+	add_blob(ix, R, "b", "b.v2|2.0.0|b.v1||stable|stable", false);
+	assert_true(has_objects(ix, "b", "b.v1"));
+	/* a semver-mode add clears every non-head bundle of the index, any package, any mode */
+	add_blob(ix, S, "a", "a.v1|1.0.0|||stable|stable", false);
+	assert_false(has_objects(ix, "b", "b.v1"));
+	assert_true(has_objects(ix, "b", "b.v2"));
+	assert_true(has_objects(ix, "a", "a.v1"));
+	/* the head moves on: the old one is cleared at that add */
+	add_blob(ix, S, "a", "a.v2|1.1.0|||stable|stable", false);
+	assert_false(has_objects(ix, "a", "a.v1"));
+	assert_true(has_objects(ix, "a", "a.v2"));
+	/* a head of one channel keeps them, even when another channel goes past it */
+	add_blob(ix, S, "a", "a.v3|1.2.0|||fast|stable", false);
+	assert_true(has_objects(ix, "a", "a.v2"));
+	assert_true(has_objects(ix, "a", "a.v3"));
+	/* cleared stays cleared: in a copy, and after later replaces-mode adds */
+	assert_int_equal(fbc_addmode_index_clone(&cp, ix, &err), 0);
+	assert_false(has_objects(cp, "b", "b.v1"));
+	add_blob(cp, R, "b", "b.v3|3.0.0|b.v2||stable|stable", false);
+	assert_true(has_objects(cp, "b", "b.v2")); /* replaces mode: no clearing */
+	assert_false(has_objects(cp, "b", "b.v1"));
+	fbc_addmode_index_free(cp);
+	fbc_addmode_index_free(ix);
+
+	/* keep_bundle_objects: nothing is cleared */
+	ix = ix_new();
+	add_blob(ix, R, "b", "b.v1|1.0.0|||stable|stable", true);
+	add_blob(ix, R, "b", "b.v2|2.0.0|b.v1||stable|stable", true);
+	add_blob(ix, S, "a", "a.v1|1.0.0|||stable|stable", true);
+	add_blob(ix, S, "a", "a.v2|1.1.0|||stable|stable", true);
+	assert_true(has_objects(ix, "b", "b.v1"));
+	assert_true(has_objects(ix, "a", "a.v1"));
+	fbc_addmode_index_free(ix);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -950,6 +1053,7 @@ int main(void)
 		cmocka_unit_test(write_package__json_stream),
 		cmocka_unit_test(index_clone__independent),
 		cmocka_unit_test(deprecate__truncates_tail_dp),
+		cmocka_unit_test(add_semver__sv13_clears_non_heads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
