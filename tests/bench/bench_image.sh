@@ -2,6 +2,7 @@
 # Catalog image benchmarks (print only, assert nothing), each next to a
 # baseline measured in the same run on the same input:
 #  - fbcd image build, 1 and 4 platforms  vs  tar -czf of the same /configs tree
+#    (1 platform alternating with tar, with the ratio of the medians)
 #  - fbcd image push to a local docker-registry  vs  skopeo copy oci:DIR docker://
 #  - a second push of the unchanged image
 # BENCH_RUNS (default 5) runs each; min / median / max in milliseconds.
@@ -43,8 +44,27 @@ echo "machine: $(nproc) cores, shared with other jobs (load $(cut -d' ' -f1-3 /p
 rm -rf "$T/u" && skopeo copy -q oci:"$T/ref" oci:"$T/sk:x" >/dev/null 2>&1 &&
 	umoci unpack --rootless --image "$T/sk:x" "$T/u" >/dev/null 2>&1
 echo "--- build (catalog $(du -sh "$CATALOG" | cut -f1), $RUNS runs)"
-bench "baseline: tar -czf of the unpacked /configs" sh -c "cd '$T/u/rootfs' && tar -czf '$T/configs.tgz' configs"
-bench "fbcd image build, 1 platform" sh -c "rm -rf '$T/b1' && '$FBCD' image build --catalog '$CATALOG' --output oci:'$T/b1'"
+# alternating (tar, build, tar, build...) so that a change of load hits both; ratio of the
+# medians and the per-run ratios
+: >"$T/tt"
+: >"$T/tb"
+: >"$T/tr"
+i=0
+while [ $i -lt "$RUNS" ]; do
+	t0=$(ms); sh -c "cd '$T/u/rootfs' && tar -czf '$T/configs.tgz' configs"; t1=$(ms)
+	rm -rf "$T/b1"
+	"$FBCD" image build --catalog "$CATALOG" --output oci:"$T/b1" >/dev/null 2>&1 || echo "  (build failed)"
+	t2=$(ms)
+	echo $((t1 - t0)) >>"$T/tt"
+	echo $((t2 - t1)) >>"$T/tb"
+	awk -v a=$((t2 - t1)) -v b=$((t1 - t0)) 'BEGIN {if (b > 0) printf "%.3f\n", a / b}' >>"$T/tr"
+	i=$((i + 1))
+done
+stats "baseline: tar -czf of the unpacked /configs" "$T/tt"
+stats "fbcd image build, 1 platform" "$T/tb"
+sort -n "$T/tt" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}' >"$T/mt"
+sort -n "$T/tb" | awk -v t="$(cat "$T/mt")" '{a[NR]=$1} END {printf "  ratio of medians %.2fx (goal <= 1.3x); ", a[int((NR+1)/2)] / t}'
+sort -g "$T/tr" | awk '{a[NR]=$1} END {printf "per-run ratios min %.2f median %.2f max %.2f\n", a[1], a[int((NR+1)/2)], a[NR]}'
 bench "fbcd image build, 4 platforms" sh -c "rm -rf '$T/b4' && '$FBCD' image build --catalog '$CATALOG' --platform linux/amd64 --platform linux/arm64 --platform linux/ppc64le --platform linux/s390x --output oci:'$T/b4'"
 bench "  (of which: fbcd render, loading and rendering)" sh -c "'$FBCD' render '$CATALOG' >/dev/null"
 
