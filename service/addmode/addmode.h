@@ -89,8 +89,9 @@ typedef struct fbc_addmode_opts {
 	bool no_validate;      /* skip the §7.2 validation after the add */
 	/* Do not apply SV-13: in the semver modes opm clears the stored CSV and
 	 * manifests of every bundle of the index that heads no channel, so the
-	 * FBC IIB publishes has no olm.bundle.object / olm.csv.metadata and no
-	 * relatedImages for them. Set, every bundle keeps its blob as rendered. */
+	 * FBC IIB publishes has no olm.bundle.object / olm.csv.metadata for
+	 * them and their relatedImages have no names. Set, every bundle keeps
+	 * its blob as rendered. */
 	bool keep_bundle_objects;
 } fbc_addmode_opts;
 

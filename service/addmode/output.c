@@ -139,9 +139,40 @@ done:
 
 /* SV-13: what opm migrate writes for a bundle whose stored CSV and
  * manifests were cleared: the properties it keeps in their own table (no
- * olm.bundle.object, so no olm.csv.metadata either) and no relatedImages
- * (api_to_model.go reads them from the stored CSV). The recorded blob is not
- * changed: the copy shares its values. */
+ * olm.bundle.object, so no olm.csv.metadata either), and relatedImages only
+ * from the related_image table (render.go populateDBRelatedImages: the
+ * bundle image, the operator's and the CSV's images, recorded at add time),
+ * so without their names (api_to_model.go reads the names from the stored
+ * CSV). opm lists them in Go map order; here each image once, in the order
+ * of the rendered blob. The recorded blob is not changed: the copy shares
+ * its values. */
+static int unnamed_images(json_t *b)
+{
+	json_t *ri = json_object_get(b, "relatedImages"), *out;
+	size_t i, j;
+
+	if (!json_is_array(ri))
+		return 0;
+	if (!(out = json_array()))
+		return -1;
+	for (i = 0; i < json_array_size(ri); i++) {
+		const char *img =
+			json_string_value(json_object_get(json_array_get(ri, i), "image"));
+		bool seen = false;
+
+		for (j = 0; img && !seen && j < json_array_size(out); j++)
+			seen = !strcmp(
+				json_string_value(json_object_get(json_array_get(out, j), "image")),
+				img);
+		if (img && !seen &&
+		    json_array_append_new(out, json_pack("{s:s, s:s}", "name", "", "image", img))) {
+			json_decref(out);
+			return -1;
+		}
+	}
+	return json_object_set_new(b, "relatedImages", out);
+}
+
 static json_t *cleared_bundle(const am_pkg *p, const am_rec *r, fbc_error *err)
 {
 	json_t *b = r->blob ? json_copy(r->blob) : synth_bundle(p, r, err);
@@ -171,7 +202,8 @@ static json_t *cleared_bundle(const am_pkg *p, const am_rec *r, fbc_error *err)
 		if (json_object_set_new(b, "properties", kept) != 0)
 			goto fail;
 	}
-	json_object_del(b, "relatedImages");
+	if (unnamed_images(b) != 0)
+		goto fail;
 	return b;
 fail:
 	json_decref(b);

@@ -925,12 +925,14 @@ static void add_blob(fbc_addmode_index *ix, fbc_addmode_mode mode, const char *p
 	tb t;
 
 	mk(&t, pkg, spec);
-	t.b.blob = json_pack("{s:s, s:s, s:s, s:s, s:[{s:s, s:{s:s, s:s}}, {s:s, s:{s:s}}], "
-			     "s:[{s:s, s:s}]}",
-			     "schema", "olm.bundle", "name", t.b.name, "package", pkg, "image",
-			     t.b.image, "properties", "type", "olm.package", "value", "packageName",
-			     pkg, "version", t.b.version, "type", "olm.bundle.object", "value",
-			     "data", "e30=", "relatedImages", "name", "", "image", t.b.image);
+	t.b.blob =
+		json_pack("{s:s, s:s, s:s, s:s, s:[{s:s, s:{s:s, s:s}}, {s:s, s:{s:s}}], "
+			  "s:[{s:s, s:s}, {s:s, s:s}, {s:s, s:s}]}",
+			  "schema", "olm.bundle", "name", t.b.name, "package", pkg, "image",
+			  t.b.image, "properties", "type", "olm.package", "value", "packageName",
+			  pkg, "version", t.b.version, "type", "olm.bundle.object", "value", "data",
+			  "e30=", "relatedImages", "name", "operator", "image", "quay.io/test/op:1",
+			  "name", "", "image", "quay.io/test/op:1", "name", "", "image", t.b.image);
 	assert_non_null(t.b.blob);
 	p = &t.b;
 	fbc_error_init(&err);
@@ -939,7 +941,8 @@ static void add_blob(fbc_addmode_index *ix, fbc_addmode_mode mode, const char *p
 	json_decref((json_t *)t.b.blob);
 }
 
-/* Whether the written bundle still has its objects (and relatedImages). */
+/* Whether the written bundle still has its objects; without them its
+ * relatedImages are each image once, unnamed. */
 static bool has_objects(const fbc_addmode_index *ix, const char *pkg, const char *name)
 {
 	json_t *a = json_array(), *b;
@@ -966,8 +969,21 @@ static bool has_objects(const fbc_addmode_index *ix, const char *pkg, const char
 				ri = ri < 0 ? 0 : ri; /* the properties table stays */
 		}
 		assert_int_equal(ri, 0);
-		ri = json_object_get(b, "relatedImages") != NULL;
-		assert_int_equal(objs, ri); /* both go, or neither */
+		{
+			json_t *r = json_object_get(b, "relatedImages");
+			const char *n0 =
+				json_string_value(json_object_get(json_array_get(r, 0), "name"));
+
+			assert_int_equal(json_array_size(r), objs ? 3 : 2);
+			assert_string_equal(n0, objs ? "operator" : "");
+			assert_string_equal(
+				json_string_value(json_object_get(json_array_get(r, 0), "image")),
+				"quay.io/test/op:1");
+			if (!objs)
+				assert_string_equal(json_string_value(json_object_get(
+							    json_array_get(r, 1), "name")),
+						    "");
+		}
 	}
 	json_decref(a);
 	if (objs < 0)
