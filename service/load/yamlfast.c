@@ -29,10 +29,10 @@
 #define MAX_KEY 1000 /* libyaml refuses simple keys past 1024 characters */
 
 typedef struct yf {
-	const char *s, *end; /* the document */
-	const char *p;	     /* start of the current line (p == end: no more lines) */
-	const char *le;	     /* its end: the '\n' or end */
-	int line;	     /* index of the current line in the document */
+	const char *end; /* the end of the document */
+	const char *p;	 /* start of the current line (p == end: no more lines) */
+	const char *le;	 /* its end: the '\n' or end */
+	int line;	 /* index of the current line in the document */
 	const fbc_load_limits *lim;
 	size_t depth;
 	char *buf; /* scratch for scalars built from several pieces */
@@ -760,7 +760,7 @@ out:
 int fbc_yaml_fast_doc(json_t **out, int *content_line, const char *data, size_t len, int line0,
 		      const fbc_load_limits *lim)
 {
-	yf y = {.s = data, .end = data + len, .lim = lim};
+	yf y = {.end = data + len, .lim = lim};
 	json_t *root = NULL;
 	int rc;
 
