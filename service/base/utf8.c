@@ -1,4 +1,4 @@
-/* Go-compatible UTF-8 decoding; see utf8.h. */
+/* Go-compatible UTF-8 decoding, encoding and hex digits; see utf8.h. */
 #include "service/base/utf8.h"
 
 size_t fbc_utf8_decode(uint32_t *cp, const unsigned char *p, size_t avail)
@@ -48,4 +48,39 @@ bool fbc_utf8_valid(const char *s, size_t n)
 		if ((k = fbc_utf8_decode(NULL, p + i, n - i)) == 0)
 			return false;
 	return true;
+}
+
+size_t fbc_utf8_encode(char out[4], uint32_t cp)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xC0 | (cp >> 6));
+		out[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xE0 | (cp >> 12));
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		out[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	out[0] = (char)(0xF0 | (cp >> 18));
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	out[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+int fbc_hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
 }

@@ -21,6 +21,13 @@ size_t fbc_utf8_decode(uint32_t *cp, const unsigned char *p, size_t avail);
 /* Whether all n bytes at s are valid UTF-8. */
 bool fbc_utf8_valid(const char *s, size_t n);
 
+/* Write code point cp (at most U+10FFFF; the caller rules out surrogates
+ * where they are not wanted) as UTF-8 at out; returns its length, 1 to 4. */
+size_t fbc_utf8_encode(char out[4], uint32_t cp);
+
+/* The value of hexadecimal digit c (either case), -1 when c is not one. */
+int fbc_hex_digit(int c);
+
 /* Eight bytes at a time, for scanners that skip runs of ordinary ASCII (read
  * a word with memcpy): whether any of its bytes has the high bit set, is
  * below n (n <= 128), or equals b. Exact (the classic "has a zero byte"

@@ -3,6 +3,7 @@
  * producing the AST of cel_int.h with the standard macros expanded.
  * Every error reports the line and column of the offending token.
  */
+#include "service/base/utf8.h"
 #include "service/cel/cel_int.h"
 
 #include <errno.h>
@@ -122,36 +123,6 @@ static bool is_ident_start(int c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static void put_utf8(char *o, size_t *n, uint32_t cp)
-{
-	if (cp < 0x80) {
-		o[(*n)++] = (char)cp;
-	} else if (cp < 0x800) {
-		o[(*n)++] = (char)(0xC0 | (cp >> 6));
-		o[(*n)++] = (char)(0x80 | (cp & 0x3F));
-	} else if (cp < 0x10000) {
-		o[(*n)++] = (char)(0xE0 | (cp >> 12));
-		o[(*n)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		o[(*n)++] = (char)(0x80 | (cp & 0x3F));
-	} else {
-		o[(*n)++] = (char)(0xF0 | (cp >> 18));
-		o[(*n)++] = (char)(0x80 | ((cp >> 12) & 0x3F));
-		o[(*n)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		o[(*n)++] = (char)(0x80 | (cp & 0x3F));
-	}
-}
-
 /* Lex a quoted literal starting at the quote at p->off. */
 static int lex_string(struct parser *p, struct token *t, bool raw, bool bytes)
 {
@@ -235,7 +206,7 @@ static int lex_string(struct parser *p, struct token *t, bool raw, bool bytes)
 				return perr(p, FBC_EPARSE, i - 2,
 					    "unicode escape not allowed in bytes literal");
 			for (k = 0; k < digits; k++) {
-				int h = i < len ? hexval((unsigned char)s[i]) : -1;
+				int h = i < len ? fbc_hex_digit((unsigned char)s[i]) : -1;
 
 				if (h < 0)
 					return perr(p, FBC_EPARSE, i - 2 - (size_t)k,
@@ -249,7 +220,7 @@ static int lex_string(struct parser *p, struct token *t, bool raw, bool bytes)
 				if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
 					return perr(p, FBC_EPARSE, i - 2 - (size_t)digits,
 						    "invalid unicode code point");
-				put_utf8(o, &n, cp);
+				n += fbc_utf8_encode(o + n, cp);
 			}
 			break;
 		}
@@ -269,7 +240,7 @@ static int lex_string(struct parser *p, struct token *t, bool raw, bool bytes)
 			if (bytes)
 				o[n++] = (char)cp;
 			else
-				put_utf8(o, &n, cp);
+				n += fbc_utf8_encode(o + n, cp);
 			break;
 		}
 		default:
@@ -299,10 +270,10 @@ static int lex_number(struct parser *p, struct token *t)
 
 		i += 2;
 		d0 = i;
-		while (i < len && hexval((unsigned char)s[i]) >= 0) {
+		while (i < len && fbc_hex_digit((unsigned char)s[i]) >= 0) {
 			if (v > (UINT64_MAX >> 4))
 				return perr(p, FBC_EPARSE, start, "integer literal out of range");
-			v = v * 16 + (uint64_t)hexval((unsigned char)s[i]);
+			v = v * 16 + (uint64_t)fbc_hex_digit((unsigned char)s[i]);
 			i++;
 		}
 		if (i == d0)

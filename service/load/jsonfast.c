@@ -90,43 +90,13 @@ static int hex4(const unsigned char *h)
 	int v = 0;
 
 	for (int i = 0; i < 4; i++) {
-		int c = h[i];
+		int d = fbc_hex_digit(h[i]);
 
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= c - '0';
-		else if (c >= 'a' && c <= 'f')
-			v |= c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			v |= c - 'A' + 10;
-		else
+		if (d < 0)
 			return -1;
+		v = v << 4 | d;
 	}
 	return v;
-}
-
-static size_t put_utf8(char *o, uint32_t v)
-{
-	if (v < 0x80) {
-		o[0] = (char)v;
-		return 1;
-	}
-	if (v < 0x800) {
-		o[0] = (char)(0xC0 | (v >> 6));
-		o[1] = (char)(0x80 | (v & 0x3F));
-		return 2;
-	}
-	if (v < 0x10000) {
-		o[0] = (char)(0xE0 | (v >> 12));
-		o[1] = (char)(0x80 | ((v >> 6) & 0x3F));
-		o[2] = (char)(0x80 | (v & 0x3F));
-		return 3;
-	}
-	o[0] = (char)(0xF0 | (v >> 18));
-	o[1] = (char)(0x80 | ((v >> 12) & 0x3F));
-	o[2] = (char)(0x80 | ((v >> 6) & 0x3F));
-	o[3] = (char)(0x80 | (v & 0x3F));
-	return 4;
 }
 
 /* A string with escapes from q (after the opening quote): decoded into a new json_t as
@@ -195,7 +165,7 @@ static json_t *escaped_string(jf *j, const unsigned char *q)
 				c += 6;
 				u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
 			}
-			o += put_utf8(o, (uint32_t)u);
+			o += fbc_utf8_encode(o, (uint32_t)u);
 			break;
 		default:
 			goto done;

@@ -177,30 +177,6 @@ static unsigned fold_cp(unsigned c)
 	return c;
 }
 
-static size_t utf8_encode(unsigned c, char *o)
-{
-	if (c < 0x80) {
-		o[0] = (char)c;
-		return 1;
-	}
-	if (c < 0x800) {
-		o[0] = (char)(0xc0 | c >> 6);
-		o[1] = (char)(0x80 | (c & 0x3f));
-		return 2;
-	}
-	if (c < 0x10000) {
-		o[0] = (char)(0xe0 | c >> 12);
-		o[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-		o[2] = (char)(0x80 | (c & 0x3f));
-		return 3;
-	}
-	o[0] = (char)(0xf0 | c >> 18);
-	o[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-	o[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-	o[3] = (char)(0x80 | (c & 0x3f));
-	return 4;
-}
-
 /* Fold s into a malloc'd NUL-terminated string (at most 4 bytes per input
  * byte is never exceeded: folding keeps or shrinks the encoding length
  * except Latin-1 -> Greek mu, hence the factor 2). */
@@ -219,7 +195,7 @@ static char *fold_key(const char *s, size_t n)
 		} else if (k == 1) {
 			o[j++] = s[i];
 		} else {
-			j += utf8_encode(fold_cp(cp), o + j);
+			j += fbc_utf8_encode(o + j, fold_cp(cp));
 		}
 		i += k;
 	}

@@ -333,44 +333,6 @@ static int parse_plain(yf *y, const char *v, int threshold, json_t **out)
 	return 0;
 }
 
-static int put_utf8(yf *y, uint32_t v)
-{
-	char b[4];
-	size_t n;
-
-	if (v <= 0x7F) {
-		b[0] = (char)v;
-		n = 1;
-	} else if (v <= 0x7FF) {
-		b[0] = (char)(0xC0 | (v >> 6));
-		b[1] = (char)(0x80 | (v & 0x3F));
-		n = 2;
-	} else if (v <= 0xFFFF) {
-		b[0] = (char)(0xE0 | (v >> 12));
-		b[1] = (char)(0x80 | ((v >> 6) & 0x3F));
-		b[2] = (char)(0x80 | (v & 0x3F));
-		n = 3;
-	} else {
-		b[0] = (char)(0xF0 | (v >> 18));
-		b[1] = (char)(0x80 | ((v >> 12) & 0x3F));
-		b[2] = (char)(0x80 | ((v >> 6) & 0x3F));
-		b[3] = (char)(0x80 | (v & 0x3F));
-		n = 4;
-	}
-	return buf_add(y, b, n);
-}
-
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* One escape at r (r[0] == '\\', r[1] not a line break): appended, the
  * bytes it used returned, 0 to give up (unknown escape, bad hex, a
  * surrogate, past U+10FFFF, or U+0000, which the libyaml path turns into
@@ -414,7 +376,7 @@ static size_t dq_escape(yf *y, const char *r, const char *le)
 	if ((size_t)(le - r - 2) < digits)
 		return 0;
 	for (size_t i = 0; i < digits; i++) {
-		int h = hex_value(r[2 + i]);
+		int h = fbc_hex_digit(r[2 + i]);
 
 		if (h < 0)
 			return 0;
@@ -422,7 +384,11 @@ static size_t dq_escape(yf *y, const char *r, const char *le)
 	}
 	if (v == 0 || (v >= 0xD800 && v <= 0xDFFF) || v > 0x10FFFF)
 		return 0;
-	return put_utf8(y, v) ? 0 : 2 + digits;
+	{
+		char u[4];
+
+		return buf_add(y, u, fbc_utf8_encode(u, v)) ? 0 : 2 + digits;
+	}
 }
 
 /* A single- or double-quoted scalar from q (the quote), over as many lines
