@@ -216,8 +216,6 @@ static bool parse_float(const char *s, size_t n, double *out)
 	return true;
 }
 
-static json_t *resolved_to_json(const struct resolved *r, const char *s, size_t n);
-
 /* Resolve a plain scalar the way go-yaml v2 does for an untagged value. */
 static void resolve_plain(resolved *r, const char *s, size_t n)
 {
@@ -281,28 +279,6 @@ static void resolve_plain(resolved *r, const char *s, size_t n)
 		r->tag = R_FLOAT;
 }
 
-bool fbc_yaml_plain_is_string(const char *s, size_t n)
-{
-	resolved r;
-
-	resolve_plain(&r, s, n);
-	return r.tag == R_STR;
-}
-
-int fbc_yaml_plain_json(json_t **out, const char *s, size_t n)
-{
-	resolved r;
-	json_t *j;
-
-	resolve_plain(&r, s, n);
-	if (r.tag == R_FLOAT && !isfinite(r.f))
-		return 1; /* an error on the libyaml path */
-	if (!(j = resolved_to_json(&r, s, n)))
-		return FBC_ENOMEM;
-	*out = j;
-	return 0;
-}
-
 static int conv_fail(conv *c, int code, const yaml_mark_t *mark, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -341,6 +317,28 @@ static json_t *resolved_to_json(const resolved *r, const char *s, size_t n)
 		break;
 	}
 	return json_stringn_nocheck(s, n);
+}
+
+bool fbc_yaml_plain_is_string(const char *s, size_t n)
+{
+	resolved r;
+
+	resolve_plain(&r, s, n);
+	return r.tag == R_STR;
+}
+
+int fbc_yaml_plain_json(json_t **out, const char *s, size_t n)
+{
+	resolved r;
+	json_t *j;
+
+	resolve_plain(&r, s, n);
+	if (r.tag == R_FLOAT && !isfinite(r.f))
+		return 1; /* an error on the libyaml path */
+	if (!(j = resolved_to_json(&r, s, n)))
+		return FBC_ENOMEM;
+	*out = j;
+	return 0;
 }
 
 /* A string that may hold NULs (double-quoted escapes, !!binary): each NUL

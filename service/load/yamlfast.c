@@ -122,6 +122,16 @@ static int buf_repeat(yf *y, char c, size_t n)
 	return 0;
 }
 
+/* The scalar built in the scratch buffer as a string. */
+static int buf_string(yf *y, json_t **out)
+{
+	if (y->len > y->lim->max_string_bytes)
+		return fail(y, DECLINE);
+	if (!(*out = json_stringn_nocheck(y->buf ? y->buf : "", y->len)))
+		return fail(y, FBC_ENOMEM);
+	return 0;
+}
+
 /* The bytes libyaml accepts and this path understands: printable ASCII and
  * newlines, and valid UTF-8 above U+009F except the YAML 1.1 line breaks
  * U+2028 and U+2029 and the byte order mark. */
@@ -400,7 +410,6 @@ static int parse_quoted(yf *y, const char *q, json_t **out)
 {
 	const char quote = *q;
 	const char *r = q + 1, *le = y->le;
-	json_t *j;
 
 	y->len = 0;
 	for (;;) {
@@ -480,12 +489,7 @@ static int parse_quoted(yf *y, const char *q, json_t **out)
 	if (rest_blank(y, r, le))
 		return y->rc;
 	next_line(y);
-	if (y->len > y->lim->max_string_bytes)
-		return fail(y, DECLINE);
-	if (!(j = json_stringn_nocheck(y->buf ? y->buf : "", y->len)))
-		return fail(y, FBC_ENOMEM);
-	*out = j;
-	return 0;
+	return buf_string(y, out);
 }
 
 /* A literal block scalar: header "|" or "|-" at h, lines below at the
@@ -497,7 +501,6 @@ static int parse_literal(yf *y, const char *h, int threshold, json_t **out)
 	int indent = -1;
 	size_t trailing = 0;
 	bool have_break = false, any = false;
-	json_t *j;
 
 	if (rest_blank(y, h + 1 + strip, le))
 		return y->rc;
@@ -543,12 +546,7 @@ static int parse_literal(yf *y, const char *h, int threshold, json_t **out)
 	}
 	if (any && !strip && have_break && buf_add(y, "\n", 1))
 		return y->rc;
-	if (y->len > y->lim->max_string_bytes)
-		return fail(y, DECLINE);
-	if (!(j = json_stringn_nocheck(y->buf ? y->buf : "", y->len)))
-		return fail(y, FBC_ENOMEM);
-	*out = j;
-	return 0;
+	return buf_string(y, out);
 }
 
 /* A value that starts on the current line at v. */
@@ -586,7 +584,9 @@ static int parse_seq(yf *y, int d, json_t **out)
 	json_t *arr;
 	int rc = 0;
 
-	if (enter(y) || !(arr = json_array()))
+	if (enter(y))
+		return y->rc;
+	if (!(arr = json_array()))
 		return fail(y, FBC_ENOMEM);
 	for (;;) {
 		const char *le = y->le, *c = y->p + d + 1, *kc;
@@ -672,7 +672,9 @@ static int parse_map(yf *y, int k, json_t **out)
 	json_t *obj;
 	int rc = 0;
 
-	if (enter(y) || !(obj = json_object()))
+	if (enter(y))
+		return y->rc;
+	if (!(obj = json_object()))
 		return fail(y, FBC_ENOMEM);
 	for (;;) {
 		const char *le = y->le, *key = y->p + k, *kc, *v;
