@@ -2,7 +2,7 @@
 """Checks the catalogs `fbcd repo catalogs` built from community-operators'
 history against what index-add.md predicts, independently of the C code.
 
-usage: repo_catalogs_check.py REPO OUT SHARED_CATALOG_V4_20
+usage: repo_catalogs_check.py REPO OUT SHARED_CATALOG_V4_20 [KEEP_OUT]
 
 For every add-mode package (ci.yaml without fbc.enabled) and every catalog
 v4.NN under OUT: the package is present exactly when one of its bundles'
@@ -11,6 +11,10 @@ channel's head is the highest version among the admitted bundles listing it
 (RM-3, SV-4/SV-5); the default channel is the one RM-5/RM-6 (replaces mode)
 or SV-2 (semver mode) give when the bundles are added in merge order. Then the
 template-managed packages are compared with the published catalog-v4.20.
+With KEEP_OUT (the same build with --keep-bundle-objects), SV-13: every
+channel head keeps its objects, a bundle without them lists the images it
+lists in KEEP_OUT once each and unnamed, and the package and channel blobs
+are identical in both builds.
 Prints one line per check and exits 1 on any failure.
 """
 import json
@@ -24,6 +28,7 @@ import yaml
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 REPO, OUT, SHARED = sys.argv[1:4]
+KEEP = sys.argv[4] if len(sys.argv) > 4 else None
 fails = 0
 checks = 0
 
@@ -281,6 +286,49 @@ if "v4.20" in catalogs:
             fail("v4.20 %s: differs from the published catalog-v4.20" % pkg)
         else:
             ok()
+
+
+
+def has_meta(b):
+    return any(p["type"] in ("olm.bundle.object", "olm.csv.metadata") for p in b.get("properties", []))
+
+
+# SV-13: a semver-mode add clears the objects of every bundle of the index that heads no channel
+if KEEP:
+    heads = cleared = kept = 0
+    for cat in catalogs:
+        for pkg in sorted(os.listdir(os.path.join(OUT, cat))):
+            f = os.path.join(OUT, cat, pkg, "catalog.json")
+            if not os.path.exists(f):
+                continue  # template-managed: the committed files
+            a, k = read_stream(f), read_stream(os.path.join(KEEP, cat, pkg, "catalog.json"))
+            if [b for b in a if b["schema"] != "olm.bundle"] != [b for b in k if b["schema"] != "olm.bundle"]:
+                fail("%s %s: package or channels differ with --keep-bundle-objects" % (cat, pkg))
+            hd = set()
+            for c in (b for b in a if b["schema"] == "olm.channel"):
+                gone = {e.get("replaces") for e in c["entries"]} | {s for e in c["entries"] for s in e.get("skips", [])}
+                hd |= {e["name"] for e in c["entries"] if e["name"] not in gone}
+            full = {b["name"]: b for b in k if b["schema"] == "olm.bundle"}
+            for b in (b for b in a if b["schema"] == "olm.bundle"):
+                ri = b.get("relatedImages", [])
+                if b["name"] in hd:
+                    heads += 1
+                    if not has_meta(b) or not ri:
+                        fail("%s %s: a channel head lost its objects" % (cat, b["name"]))
+                elif not has_meta(b):
+                    cleared += 1
+                    want = list(dict.fromkeys(r["image"] for r in full[b["name"]].get("relatedImages", [])))
+                    if [r["image"] for r in ri] != want or any(r["name"] for r in ri):
+                        fail("%s %s: cleared, but relatedImages are not the same images unnamed" % (cat, b["name"]))
+            for b in full.values():
+                kept += 1
+                if not has_meta(b):
+                    fail("%s %s: --keep-bundle-objects lost its objects" % (cat, b["name"]))
+    print("SV-13: heads with objects %d, non-head bundles cleared %d, bundles kept with --keep-bundle-objects %d" % (heads, cleared, kept))
+    if cleared > 100 and heads > 0:
+        ok()
+    else:
+        fail("SV-13: expected more than 100 cleared bundles and some heads")
 
 print("%d checks passed, %d failed" % (checks, fails))
 sys.exit(1 if fails else 0)
