@@ -366,14 +366,15 @@ done:
 	return rc;
 }
 
-static void note_heads(fbc_strmap *heads, const am_pkg *p, int *rc)
+static int note_heads(fbc_strmap *heads, const am_pkg *p)
 {
 	for (size_t i = 0; i < p->channels.len; i++) {
 		const am_channel *c = *FBC_VEC_AT(&p->channels, am_channel *, i);
 
 		if (c->head && fbc_strmap_put(heads, c->head, (void *)1, NULL) < 0)
-			*rc = FBC_ENOMEM;
+			return FBC_ENOMEM;
 	}
+	return 0;
 }
 
 static int clear_pkg(fbc_addmode_index *ix, am_pkg *p, const fbc_strmap *heads)
@@ -400,15 +401,13 @@ int am_clear_non_heads(fbc_addmode_index *ix, am_pkg *p)
 	int rc = 0;
 
 	fbc_strmap_init(&heads);
-	for (size_t i = 0; i < ix->pkgs.len; i++) {
+	for (size_t i = 0; rc == 0 && i < ix->pkgs.len; i++) {
 		const am_pkg *q = *FBC_VEC_AT(&ix->pkgs, am_pkg *, i);
 
-		if (!p || strcmp(q->name, p->name) != 0)
-			note_heads(&heads, q, &rc);
+		if (!p || strcmp(q->name, p->name) != 0) /* p replaces its old copy */
+			rc = note_heads(&heads, q);
 	}
-	if (p)
-		note_heads(&heads, p, &rc);
-	if (rc == 0 && p)
+	if (rc == 0 && p && (rc = note_heads(&heads, p)) == 0)
 		rc = clear_pkg(ix, p, &heads);
 	for (size_t i = 0; rc == 0 && !p && i < ix->pkgs.len; i++)
 		rc = clear_pkg(ix, *FBC_VEC_AT(&ix->pkgs, am_pkg *, i), &heads);
