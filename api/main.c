@@ -7,6 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef FBCD_LAZY_LIBS
+/* api/lazy/gen_stubs.py: the sonames of the libraries bound on first use */
+extern const char *const fbc_lazy_libraries[];
+#endif
+
 #ifndef FBCD_VERSION
 #define FBCD_VERSION "dev"
 #endif
@@ -119,6 +124,15 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+		if (argc > 2 && strcmp(argv[2], "--libraries") == 0) {
+			/* the libraries loaded on first use (api/lazy), one a line:
+			 * what a runtime image must hold besides `ldd fbcd` */
+#ifdef FBCD_LAZY_LIBS
+			for (const char *const *l = fbc_lazy_libraries; *l; l++)
+				printf("%s\n", *l);
+#endif
+			return 0;
+		}
 		printf("fbcd %s\n", FBCD_VERSION);
 		return 0;
 	}

@@ -18,7 +18,7 @@ echo "runtime packages: $pkgs"
 echo "== runtime libraries of $fbcd"
 # shellcheck disable=SC2086
 sh "$here/check/libs_covered.sh" "$fbcd" $pkgs
-echo "all $(ldd "$fbcd" | grep -c '=>') libraries covered"
+echo "all $(ldd "$fbcd" | grep -c '=>') libraries covered, and the $("$fbcd" version --libraries | wc -l) it loads on first use with theirs"
 echo "== Kubernetes"
 python3 "$here/check/kube_check.py" "$here/kubernetes/base" "$here/kubernetes/overlays/with-postgres"
 echo "== systemd"

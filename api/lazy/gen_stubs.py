@@ -95,6 +95,11 @@ def main(argv):
             data += ['.Lsym_%d:' % n, '\t.quad .Lstub_%d' % n, '\t.quad fbc_lazy_lib_%d' % li,
                      '\t.quad .Lname_%d' % n]
             strings += ['.Lname_%d:' % n, '\t.string "%s"' % name]
+    # const char *const fbc_lazy_libraries[]: the sonames, NULL-terminated
+    data += ['\t.globl fbc_lazy_libraries', '\t.type fbc_lazy_libraries, @object',
+             'fbc_lazy_libraries:']
+    data += ['\t.quad .Lsoname_%d' % li for li in range(len(argv) - 2)]
+    data += ['\t.quad 0', '\t.size fbc_lazy_libraries, .-fbc_lazy_libraries']
     w('')
     out += data + [''] + strings + ['']
     with open(argv[1], 'w') as f:

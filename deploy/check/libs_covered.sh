@@ -1,8 +1,9 @@
 #!/bin/sh
-# libs_covered.sh FBCD PKG...: every shared library the binary loads (ldd)
-# must come from a package the runtime stage installs, from one of their
-# dependencies, or from the base image's required packages. Prints each
-# library not covered and exits 1 if any.
+# libs_covered.sh FBCD PKG...: every shared library the binary loads (ldd,
+# and the libraries it loads on first use, `fbcd version --libraries`, with
+# everything they load in turn) must come from a package the runtime stage
+# installs, from one of their dependencies, or from the base image's
+# required packages. Prints each library not covered and exits 1 if any.
 set -eu
 bin=$1; shift
 covered=$(mktemp)
@@ -18,7 +19,22 @@ trap 'rm -f "$covered"' EXIT
 	done
 } | sed 's/:.*//' | sort -u >"$covered"
 missing=0
-for lib in $(ldd "$bin" | awk '/=>/ {print $3}'); do
+libs=$(mktemp)
+trap 'rm -f "$covered" "$libs"' EXIT
+ldd "$bin" | awk '/=>/ {print $3}' >"$libs"
+# api/lazy: libraries bound on first use are not in ldd's answer
+for so in $("$bin" version --libraries); do
+	path=$(/sbin/ldconfig -p | awk -v so="$so" '$1 == so && /x86-64|x86_64/ {print $NF; exit}')
+	[ -n "$path" ] || path=$(/sbin/ldconfig -p | awk -v so="$so" '$1 == so {print $NF; exit}')
+	if [ -z "$path" ]; then
+		echo "libs_covered: $so (loaded on first use) is not installed here" >&2
+		missing=1
+		continue
+	fi
+	echo "$path" >>"$libs"
+	ldd "$path" | awk '/=>/ {print $3}' >>"$libs"
+done
+for lib in $(sort -u "$libs"); do
 	case $(basename "$lib") in
 	libasan.so* | libubsan.so* | liblsan.so* | libtsan.so*)
 		echo "libs_covered: $lib: sanitizer runtime of a test build, not shipped" >&2

@@ -22,6 +22,9 @@ for so in "$@"; do
 	fi
 done
 [ $# -ge 8 ] && pass || fail "expected the sonames of the lazy libraries as arguments, got $#"
+# fbcd version --libraries names exactly those (deploy/check.sh relies on it)
+"$FBCD" version --libraries >"$T/libs" || fail "fbcd version --libraries"
+printf '%s\n' "$@" | diff - "$T/libs" >/dev/null && pass || { fail "fbcd version --libraries"; cat "$T/libs"; }
 
 # Which lazy libraries a run loads (the dynamic loader's own trace).
 loaded() { grep -o "file=[^ ]*" "$1" | sed 's/^file=//' | sort -u; }
