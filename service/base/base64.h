@@ -17,4 +17,9 @@
 int fbc_base64_decode(unsigned char **out, size_t *out_len, size_t *bad_at, const char *s,
 		      size_t len);
 
+/* The same without the vector loop (AVX2 on x86-64 when the CPU has it):
+ * the reference the tests and the fuzz target compare it with. */
+int fbc_base64_decode_portable(unsigned char **out, size_t *out_len, size_t *bad_at, const char *s,
+			       size_t len);
+
 #endif
