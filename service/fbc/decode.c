@@ -458,6 +458,7 @@ int fbc_gt_check(const fbc_gt_type *t, const json_t *v, fbc_buf *msg)
 static json_t *member(const json_t *obj, const char *name, bool allow_null)
 {
 	const char *k, *best_key = NULL;
+	size_t klen, nlen;
 	json_t *v, *best = NULL;
 
 	if (!obj || !json_is_object(obj))
@@ -465,9 +466,11 @@ static json_t *member(const json_t *obj, const char *name, bool allow_null)
 	v = json_object_get(obj, name);
 	if (v && json_object_size(obj) == 1)
 		return (!allow_null && json_is_null(v)) ? NULL : v;
-	json_object_foreach((json_t *)obj, k, v)
+	nlen = strlen(name);
+	json_object_keylen_foreach((json_t *)obj, k, klen, v)
 	{
-		if (strcasecmp(k, name) != 0 || (!allow_null && json_is_null(v)))
+		/* keys equal ignoring ASCII case have the same length */
+		if (klen != nlen || strcasecmp(k, name) != 0 || (!allow_null && json_is_null(v)))
 			continue;
 		if (!best_key || strcmp(k, best_key) > 0) {
 			best_key = k;
@@ -931,26 +934,39 @@ static int typed_check(dctx *d, const fbc_gt_type *t, const char *what, const ch
 const char FBC_PROPERTY_NOT_KEPT[] = "";
 
 /* The property types every bundle repeats, shared instead of copied (a
- * catalog holds one per property: thousands). NULL for any other text. */
+ * catalog holds one per property: thousands). */
+static const struct known {
+	const char *s;
+	size_t n;
+} known_types[] = {
+#define K(t)                     \
+	{                        \
+		t, sizeof(t) - 1 \
+	}
+	K("olm.package"),
+	K("olm.gvk"),
+	K("olm.gvk.required"),
+	K("olm.package.required"),
+	K("olm.csv.metadata"),
+	K("olm.bundle.object"),
+	K("olm.channel"),
+	K("olm.constraint"),
+	K("olm.maxOpenShiftVersion"),
+	K("olm.deprecated"),
+	K("olm.substitutesFor"),
+#undef K
+};
+#define KNOWN_CSV_METADATA  (known_types[4].s)
+#define KNOWN_BUNDLE_OBJECT (known_types[5].s)
+
+/* The shared copy of t, or NULL for any other text. */
 static const char *known_type(const char *t)
 {
-	static const char *const known[] = {
-		"olm.package",
-		"olm.gvk",
-		"olm.gvk.required",
-		"olm.package.required",
-		"olm.csv.metadata",
-		"olm.bundle.object",
-		"olm.channel",
-		"olm.constraint",
-		"olm.maxOpenShiftVersion",
-		"olm.deprecated",
-		"olm.substitutesFor",
-	};
+	size_t n = strlen(t);
 
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-		if (strcmp(t, known[i]) == 0)
-			return known[i];
+	for (size_t i = 0; i < sizeof(known_types) / sizeof(known_types[0]); i++) {
+		if (known_types[i].n == n && memcmp(t, known_types[i].s, n) == 0)
+			return known_types[i].s;
 	}
 	return NULL;
 }
@@ -1011,9 +1027,13 @@ static int decode_properties(dctx *d, const json_t *arr, fbc_property **out, siz
 		if (val) {
 			if (checks && check_value(d, &checks[k], props[k].type, val))
 				return FBC_ENOMEM;
-			if (checks && checks[k].state > 0 && d->cat->limits.validate_only &&
-			    props[k].type == known_type("olm.csv.metadata")) {
-				/* decodes (C11) and validation reads nothing more of it */
+			/* in a catalog loaded to be validated: an olm.csv.metadata that
+			 * decodes (C11), and every olm.bundle.object (L11 reads the
+			 * parsed blob, C11 skips them), are never read again */
+			if (d->cat->limits.validate_only &&
+			    ((checks && checks[k].state > 0 &&
+			      props[k].type == KNOWN_CSV_METADATA) ||
+			     props[k].type == KNOWN_BUNDLE_OBJECT)) {
 				props[k].value = FBC_PROPERTY_NOT_KEPT;
 				props[k].value_len = 0;
 				k++;
