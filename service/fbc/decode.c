@@ -1176,7 +1176,7 @@ static int read_bundle_objects(dctx *d, fbc_bundle *b)
 
 	for (i = 0; i < n && rc == 0; i++) {
 		const json_t *p = json_array_get(props, i);
-		json_t *val, *obj = NULL;
+		json_t *val, *obj = NULL, *only;
 		unsigned char *data = NULL;
 		size_t len = 0, bad = 0;
 		fbc_buf msg;
@@ -1198,21 +1198,33 @@ static int read_bundle_objects(dctx *d, fbc_bundle *b)
 				qp, qb, i);
 			continue;
 		}
-		fbc_buf_init(&msg, 4096);
-		rc = fbc_gt_check(&fbc_gt_prop_bundle_object, val, &msg);
-		undecodable = rc == 1;
-		if (rc == 1)
-			rc = finding(
-				d, "L11", pkg, b->name,
-				"read bundle objects: package %s, bundle %s: parse property at "
-				"index %zu as bundle object: %s",
-				qp, qb, i, msg.data ? msg.data : "invalid");
-		else if (rc < 0)
-			rc = oom(d);
-		fbc_buf_dispose(&msg);
-		if (rc || undecodable || !json_is_object(val))
-			continue; /* a finding or a hard error (which ends the loop) */
-		if (json_is_string(fbc_gt_get(val, "data"))) {
+		/* The shape opm writes, {"data": STRING}: when the string decodes,
+		 * the Go type check would pass as well (it decodes the same base64
+		 * and there is nothing else to check), so decode it once. */
+		only = json_object_size(val) == 1 ? json_object_get(val, "data") : NULL;
+		if (json_is_string(only)) {
+			rc = fbc_base64_decode(&data, &len, &bad, json_string_value(only),
+					       json_string_length(only));
+			if (rc == FBC_ENOMEM)
+				return oom(d);
+			rc = 0;
+		}
+		if (!data) {
+			fbc_buf_init(&msg, 4096);
+			rc = fbc_gt_check(&fbc_gt_prop_bundle_object, val, &msg);
+			undecodable = rc == 1;
+			if (rc == 1)
+				rc = finding(d, "L11", pkg, b->name,
+					     "read bundle objects: package %s, bundle %s: parse "
+					     "property at index %zu as bundle object: %s",
+					     qp, qb, i, msg.data ? msg.data : "invalid");
+			else if (rc < 0)
+				rc = oom(d);
+			fbc_buf_dispose(&msg);
+			if (rc || undecodable || !json_is_object(val))
+				continue; /* a finding or a hard error (which ends the loop) */
+		}
+		if (!data && json_is_string(fbc_gt_get(val, "data"))) {
 			json_t *s = fbc_gt_get(val, "data");
 
 			rc = fbc_base64_decode(&data, &len, &bad, json_string_value(s),

@@ -5,7 +5,7 @@
  * order, consuming the same bytes. It handles what catalogs are made of —
  * objects, arrays, strings (valid UTF-8, no control characters; escapes
  * decoded as jansson decodes them), integers of up to 18 digits, true, false,
- * null — and scans strings with memchr instead of one character at a time,
+ * null — and scans strings 32 bytes at a time (AVX2) or 8 (a word) instead of one character,
  * which is where jansson spends its time on catalogs full of base64 bundle
  * objects. Anything else (\u0000 or a lone surrogate, a fraction or exponent,
  * a duplicate key, deep nesting, any syntax error) makes it give up, and the caller parses the
@@ -18,6 +18,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define JF_AVX2 1
+#endif
 
 #define MAX_DEPTH 256 /* jansson allows 2048; deeper values take the slow path */
 
@@ -176,25 +181,77 @@ done:
 	return v;
 }
 
+#ifdef JF_AVX2
+/* skip_plain for whole 32-byte blocks: the block holding the first byte that
+ * needs a look, or the last whole block's end. */
+__attribute__((target("avx2"))) static const unsigned char *
+skip_plain_avx2(const unsigned char *c, const unsigned char *end)
+{
+	while (end - c >= 32) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)c);
+		/* signed: bytes 0x80-0xff are negative, so "below 0x20" takes them too */
+		__m256i m = _mm256_or_si256(
+			_mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v),
+			_mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')),
+					_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\'))));
+		unsigned mask = (unsigned)_mm256_movemask_epi8(m);
+
+		if (mask)
+			return c + __builtin_ctz(mask);
+		c += 32;
+	}
+	return c;
+}
+#endif
+
+/* The first byte in [c, end) that is '"', '\\', a control character or not
+ * ASCII; end when there is none. */
+static const unsigned char *skip_plain(const unsigned char *c, const unsigned char *end)
+{
+#ifdef JF_AVX2
+	if (end - c >= 32 && __builtin_cpu_supports("avx2"))
+		c = skip_plain_avx2(c, end);
+#endif
+	for (uint64_t w; end - c >= 8; c += 8) {
+		memcpy(&w, c, 8);
+		if (fbc_word_has_high(w) || fbc_word_has_below(w, 0x20) ||
+		    fbc_word_has_byte(w, '"') || fbc_word_has_byte(w, '\\'))
+			break;
+	}
+	while (c < end && *c >= 0x20 && *c < 0x80 && *c != '"' && *c != '\\')
+		c++;
+	return c;
+}
+
 /* A string at j->p ('"') without escapes: its bytes [*s, *s + *n), j->p past the closing
- * quote. False when it has escapes (*esc set) or breaks jansson's rules. */
+ * quote. False when it has escapes (*esc set) or breaks jansson's rules (one pass: the
+ * closing quote, a backslash, a control character or bad UTF-8, whichever comes first;
+ * a string with both a backslash and a bad byte gives up either way). */
 static bool scan_string(jf *j, const char **s, size_t *n, bool *esc)
 {
-	const unsigned char *q = j->p + 1, *close;
+	const unsigned char *q = j->p + 1, *c = q;
 
 	*esc = false;
-	close = memchr(q, '"', (size_t)(j->end - q));
-	if (!close)
-		return false;
-	if (memchr(q, '\\', (size_t)(close - q))) {
-		*esc = true;
-		return false;
+	for (;;) {
+		size_t k;
+
+		c = skip_plain(c, j->end);
+		if (c >= j->end || *c < 0x20)
+			return false;
+		if (*c == '"')
+			break;
+		if (*c == '\\') {
+			*esc = true;
+			return false;
+		}
+		/* a sequence cannot hold the closing quote: its bytes are 0x80 and above */
+		if ((k = utf8_len(c, j->end)) == 0)
+			return false;
+		c += k;
 	}
-	if (!plain_ok(q, close))
-		return false;
 	*s = (const char *)q;
-	*n = (size_t)(close - q);
-	j->p = close + 1;
+	*n = (size_t)(c - q);
+	j->p = c + 1;
 	return true;
 }
 

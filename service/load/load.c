@@ -91,11 +91,14 @@ static void set_last_id(walk *w, const char *id)
  * heap: a freed multi-megabyte malloc block makes glibc raise its mmap
  * threshold, after which the next files and the catalog's arena chunks come
  * from the heaps of the parser threads and freed space stays resident
- * (about 2 MB more peak RSS on the real catalog).
+ * (about 2 MB more peak RSS on the real catalog). MAP_POPULATE: every page
+ * is written by read() at once, so the kernel provides them in one call
+ * instead of one fault a page (a 3 MB file: 750 faults, ~12% of its load).
  */
 static char *data_alloc(size_t n)
 {
-	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+		       -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
 }
