@@ -1,6 +1,7 @@
 /* A port of Go's encoding/base64 decodeQuantum for StdEncoding. */
 #include "service/base/base64.h"
 
+#include "service/base/buf.h"
 #include "service/base/error.h"
 
 #include <stdbool.h>
@@ -96,14 +97,16 @@ __attribute__((target("avx2"))) static size_t b64_avx2(const unsigned char *src,
 }
 #endif
 
+/* into: NULL, or room for len / 4 * 3 + 4 bytes to decode into instead of a
+ * new allocation (then left to the caller on failure too). */
 static int decode(unsigned char **out, size_t *out_len, size_t *bad_at, const char *s, size_t len,
-		  bool simd)
+		  bool simd, unsigned char *into)
 {
 	const unsigned char *src = (const unsigned char *)s;
-	unsigned char *dst = NULL;
+	unsigned char *dst = into;
 	size_t si = 0, n = 0;
 
-	if (out) {
+	if (out && !dst) {
 		dst = malloc(len / 4 * 3 + 4);
 		if (!dst)
 			return FBC_ENOMEM;
@@ -209,7 +212,8 @@ static int decode(unsigned char **out, size_t *out_len, size_t *bad_at, const ch
 			break;
 		continue;
 	fail:
-		free(dst);
+		if (dst != into)
+			free(dst);
 		if (bad_at)
 			*bad_at = err_at;
 		return FBC_EPARSE;
@@ -226,11 +230,26 @@ static int decode(unsigned char **out, size_t *out_len, size_t *bad_at, const ch
 int fbc_base64_decode(unsigned char **out, size_t *out_len, size_t *bad_at, const char *s,
 		      size_t len)
 {
-	return decode(out, out_len, bad_at, s, len, true);
+	return decode(out, out_len, bad_at, s, len, true, NULL);
 }
 
 int fbc_base64_decode_portable(unsigned char **out, size_t *out_len, size_t *bad_at, const char *s,
 			       size_t len)
 {
-	return decode(out, out_len, bad_at, s, len, false);
+	return decode(out, out_len, bad_at, s, len, false, NULL);
+}
+
+int fbc_base64_decode_buf(fbc_buf *buf, size_t *bad_at, const char *s, size_t len)
+{
+	unsigned char *out;
+	size_t n = 0;
+	int rc;
+
+	fbc_buf_reset(buf);
+	if ((rc = fbc_buf_reserve(buf, len / 4 * 3 + 4)))
+		return rc;
+	rc = decode(&out, &n, bad_at, s, len, true, (unsigned char *)buf->data);
+	if (rc == 0)
+		buf->len = n;
+	return rc;
 }

@@ -9,6 +9,8 @@
 #ifndef FBC_BASE_BASE64_H
 #define FBC_BASE_BASE64_H
 
+#include "service/base/buf.h"
+
 #include <stddef.h>
 
 /* On success *out (malloc'd, NUL-terminated; out may be NULL to only
@@ -16,6 +18,11 @@
  * input byte Go reports. FBC_ENOMEM on OOM. */
 int fbc_base64_decode(unsigned char **out, size_t *out_len, size_t *bad_at, const char *s,
 		      size_t len);
+
+/* The same into buf, its contents replaced (buf->len the decoded bytes, a
+ * NUL after them): no allocation once buf is large enough, so that a loop
+ * decoding many values reuses one buffer. FBC_ELIMIT past buf's max. */
+int fbc_base64_decode_buf(fbc_buf *buf, size_t *bad_at, const char *s, size_t len);
 
 /* The same without the vector loop (AVX2 on x86-64 when the CPU has it):
  * the reference the tests and the fuzz target compare it with. */

@@ -1165,6 +1165,27 @@ static bool has_json_prefix(const unsigned char *p, size_t n)
 	return i < n && p[i] == '{';
 }
 
+/* A bundle object's base64 data decoded into d->scratch, reused from one
+ * object to the next (no fresh pages per object), or into a new allocation
+ * (*owned) when the scratch buffer's bound is too small. */
+static int object_data(dctx *d, const json_t *s, unsigned char **data, size_t *len, size_t *bad,
+		       bool *owned)
+{
+	int rc =
+		fbc_base64_decode_buf(d->scratch, bad, json_string_value(s), json_string_length(s));
+
+	*owned = false;
+	if (rc == 0) {
+		*data = (unsigned char *)d->scratch->data;
+		*len = d->scratch->len;
+		return 0;
+	}
+	if (rc != FBC_ELIMIT)
+		return rc;
+	*owned = true;
+	return fbc_base64_decode(data, len, bad, json_string_value(s), json_string_length(s));
+}
+
 /* L11: every olm.bundle.object must be {"data": base64} whose bytes convert
  * from YAML to JSON; the first ClusterServiceVersion becomes csv_json. */
 static int read_bundle_objects(dctx *d, fbc_bundle *b)
@@ -1178,6 +1199,7 @@ static int read_bundle_objects(dctx *d, fbc_bundle *b)
 		const json_t *p = json_array_get(props, i);
 		json_t *val, *obj = NULL, *only;
 		unsigned char *data = NULL;
+		bool owned = false; /* data was allocated, it is not d->scratch's */
 		size_t len = 0, bad = 0;
 		fbc_buf msg;
 		fbc_error e;
@@ -1203,8 +1225,7 @@ static int read_bundle_objects(dctx *d, fbc_bundle *b)
 		 * and there is nothing else to check), so decode it once. */
 		only = json_object_size(val) == 1 ? json_object_get(val, "data") : NULL;
 		if (json_is_string(only)) {
-			rc = fbc_base64_decode(&data, &len, &bad, json_string_value(only),
-					       json_string_length(only));
+			rc = object_data(d, only, &data, &len, &bad, &owned);
 			if (rc == FBC_ENOMEM)
 				return oom(d);
 			rc = 0;
@@ -1227,9 +1248,7 @@ static int read_bundle_objects(dctx *d, fbc_bundle *b)
 		if (!data && json_is_string(fbc_gt_get(val, "data"))) {
 			json_t *s = fbc_gt_get(val, "data");
 
-			rc = fbc_base64_decode(&data, &len, &bad, json_string_value(s),
-					       json_string_length(s));
-			if (rc)
+			if (object_data(d, s, &data, &len, &bad, &owned))
 				return oom(d); /* parse errors were caught by the check */
 		}
 		fbc_error_init(&e);
@@ -1251,7 +1270,8 @@ static int read_bundle_objects(dctx *d, fbc_bundle *b)
 				     "object property at index %zu to JSON: %s",
 				     qp, qb, i, e.message);
 		}
-		free(data);
+		if (owned)
+			free(data);
 		if (obj && !b->csv_json && json_is_object(obj) &&
 		    json_is_string(json_object_get(obj, "kind")) &&
 		    strcmp(json_string_value(json_object_get(obj, "kind")),

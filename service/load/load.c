@@ -116,15 +116,29 @@ static void data_free(char *p, size_t n)
 		munmap(p, n);
 }
 
-/* Read a whole file into a data_alloc'd buffer (*out_size bytes mapped) of
- * at most max bytes. Returns 0, FBC_ELIMIT, FBC_EIO (errno kept) or
- * FBC_ENOMEM. */
-static int read_file(char **out, size_t *out_len, size_t *out_size, const char *path, size_t max,
+/* A parser thread's file buffer, reused from one file to the next so that
+ * its pages are provided once, not once a file: a data_alloc'd mapping of
+ * size bytes (0: none yet), unmapped when the load ends. */
+typedef struct rbuf {
+	char *p;
+	size_t size;
+} rbuf;
+
+static void rbuf_dispose(rbuf *rb)
+{
+	data_free(rb->p, rb->size);
+	rb->p = NULL;
+	rb->size = 0;
+}
+
+/* Read a whole file of at most max bytes into rb's buffer (grown as
+ * needed): *out (NUL-terminated) and *out_len. Returns 0, FBC_ELIMIT,
+ * FBC_EIO (errno kept) or FBC_ENOMEM; rb keeps its buffer either way. */
+static int read_file(rbuf *rb, char **out, size_t *out_len, const char *path, size_t max,
 		     bool *is_dir)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
-	char *buf = NULL;
 	size_t cap = 0, len = 0;
 	int rc = 0, saved;
 
@@ -150,12 +164,17 @@ static int read_file(char **out, size_t *out_len, size_t *out_size, const char *
 		rc = FBC_ELIMIT;
 		goto done;
 	}
+	/* room for the file, a byte to see it has not grown, and the NUL */
 	cap = (size_t)st.st_size + 1;
-	buf = data_alloc(cap + 1);
-	if (buf == NULL) {
-		rc = FBC_ENOMEM;
-		goto done;
+	if (rb->size < cap + 1) {
+		rbuf_dispose(rb);
+		if ((rb->p = data_alloc(cap + 1)) == NULL) {
+			rc = FBC_ENOMEM;
+			goto done;
+		}
+		rb->size = cap + 1;
 	}
+	cap = rb->size - 1;
 	for (;;) {
 		ssize_t n;
 		if (len == cap) {
@@ -166,15 +185,16 @@ static int read_file(char **out, size_t *out_len, size_t *out_size, const char *
 				goto done;
 			}
 			ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-			nb = data_grow(buf, cap + 1, ncap + 1);
+			nb = data_grow(rb->p, rb->size, ncap + 1);
 			if (nb == NULL) {
 				rc = FBC_ENOMEM;
 				goto done;
 			}
-			buf = nb;
+			rb->p = nb;
+			rb->size = ncap + 1;
 			cap = ncap;
 		}
-		n = read(fd, buf + len, cap - len);
+		n = read(fd, rb->p + len, cap - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -189,14 +209,11 @@ static int read_file(char **out, size_t *out_len, size_t *out_size, const char *
 		rc = FBC_ELIMIT;
 		goto done;
 	}
-	buf[len] = 0;
-	*out = buf;
+	rb->p[len] = 0;
+	*out = rb->p;
 	*out_len = len;
-	*out_size = cap + 1;
-	buf = NULL;
 done:
 	saved = errno;
-	data_free(buf, cap + 1);
 	close(fd);
 	errno = saved;
 	return rc;
@@ -213,8 +230,7 @@ typedef struct source {
 typedef struct src_data {
 	const char *data;
 	size_t len;
-	char *map; /* read_file's mapping (disk), map_size bytes */
-	size_t map_size;
+	rbuf own;	    /* read_file's buffer when the caller lends none */
 	fbc_tree_blob blob; /* the tree's blob (other backends) */
 } src_data;
 
@@ -230,10 +246,11 @@ static const char *why(const fbc_error *e)
 	return e->message;
 }
 
-/* Read path (root-relative, no link) of at most max bytes. Returns 0,
- * FBC_ELIMIT, FBC_ENOMEM or another code with *reason set to why. */
-static int src_read(const source *src, src_data *out, const char *path, size_t max, char *reason,
-		    size_t reason_len)
+/* Read path (root-relative, no link) of at most max bytes, from disk into
+ * rb's buffer (NULL: one of its own). Returns 0, FBC_ELIMIT, FBC_ENOMEM or
+ * another code with *reason set to why. */
+static int src_read(const source *src, src_data *out, rbuf *rb, const char *path, size_t max,
+		    char *reason, size_t reason_len)
 {
 	fbc_error terr;
 	int rc;
@@ -246,12 +263,14 @@ static int src_read(const source *src, src_data *out, const char *path, size_t m
 
 		if (abs == NULL)
 			return FBC_ENOMEM;
-		rc = read_file(&out->map, &out->len, &out->map_size, abs, max, &is_dir);
+		char *data = NULL;
+
+		rc = read_file(rb ? rb : &out->own, &data, &out->len, abs, max, &is_dir);
 		if (rc == FBC_EIO)
 			snprintf(reason, reason_len, "%s",
 				 is_dir ? "is a directory" : strerror(errno));
 		free(abs);
-		out->data = out->map;
+		out->data = data;
 		return rc;
 	}
 	fbc_error_init(&terr);
@@ -265,7 +284,7 @@ static int src_read(const source *src, src_data *out, const char *path, size_t m
 
 static void src_release(const source *src, src_data *d)
 {
-	data_free(d->map, d->map_size);
+	rbuf_dispose(&d->own);
 	fbc_tree_blob_release(src->t, &d->blob);
 	memset(d, 0, sizeof(*d));
 }
@@ -274,7 +293,7 @@ static int add_ignore_file(walk *w, const source *src, const char *dir_rel, cons
 {
 	src_data d;
 	char reason[256];
-	int rc = src_read(src, &d, path, w->lim->max_file_bytes, reason, sizeof(reason));
+	int rc = src_read(src, &d, NULL, path, w->lim->max_file_bytes, reason, sizeof(reason));
 
 	if (rc == FBC_ENOMEM)
 		return fbc_error_set(w->err, rc, path, "out of memory");
@@ -381,13 +400,13 @@ done:
 /* Read and parse one entry's file into its items. True when the file was
  * read and parsed (its items are a function of its content and the limits). */
 static bool parse_file(entry *e, const source *src, const fbc_load_limits *lim,
-		       const fbc_load_stagecall *sc)
+		       const fbc_load_stagecall *sc, rbuf *rb)
 {
 	src_data d;
 	char reason[256];
 	int rc;
 
-	rc = src_read(src, &d, e->path, lim->max_file_bytes, reason, sizeof(reason));
+	rc = src_read(src, &d, rb, e->path, lim->max_file_bytes, reason, sizeof(reason));
 	if (rc == FBC_ELIMIT) {
 		e->rc = fbc_load_item_finding(&e->items, "LIMIT", 0,
 					      "file exceeds the max_file_bytes limit (%zu)",
@@ -452,7 +471,7 @@ done:
 
 /* Parse one entry into its items (any thread; `worker` unique to it). */
 static void parse_entry(entry *e, const source *src, const fbc_load_limits *lim,
-			const fbc_load_stage *stage, unsigned worker)
+			const fbc_load_stage *stage, unsigned worker, rbuf *rb)
 {
 	fbc_load_stagecall sc = {stage, worker, e->rel};
 	bool cacheable = stage != NULL && stage->lookup != NULL && stage->store != NULL &&
@@ -464,7 +483,7 @@ static void parse_entry(entry *e, const source *src, const fbc_load_limits *lim,
 	}
 	if (cacheable && cached_results(e, stage))
 		return;
-	if (parse_file(e, src, lim, stage != NULL ? &sc : NULL) && cacheable)
+	if (parse_file(e, src, lim, stage != NULL ? &sc : NULL, rb) && cacheable)
 		offer_results(e, stage);
 }
 
@@ -528,7 +547,8 @@ typedef struct pool {
 	size_t window;
 	size_t ahead; /* bytes of the entries claimed but not delivered */
 	bool stop;
-	unsigned next_worker; /* worker indexes, handed out at start */
+	unsigned next_worker;	/* worker indexes, handed out at start */
+	rbuf bufs[MAX_THREADS]; /* each worker's file buffer */
 	const fbc_load_limits *lim;
 	const fbc_load_stage *stage;
 	const source *src;
@@ -550,7 +570,7 @@ static void *worker(void *arg)
 		size_t i = p->next++;
 		p->ahead += p->entries[i].size;
 		pthread_mutex_unlock(&p->mu);
-		parse_entry(&p->entries[i], p->src, p->lim, p->stage, self);
+		parse_entry(&p->entries[i], p->src, p->lim, p->stage, self, &p->bufs[self]);
 		pthread_mutex_lock(&p->mu);
 		p->entries[i].done = true;
 		pthread_cond_broadcast(&p->done);
@@ -598,7 +618,7 @@ static int run_entries(entry *entries, size_t n, deliver *dv)
 	for (size_t i = 0; i < n; i++) {
 		entry *e = &entries[i];
 		if (started == 0) {
-			parse_entry(e, dv->src, dv->lim, dv->stage, 0);
+			parse_entry(e, dv->src, dv->lim, dv->stage, 0, &p.bufs[0]);
 		} else {
 			pthread_mutex_lock(&p.mu);
 			while (!e->done)
@@ -635,6 +655,8 @@ static int run_entries(entry *entries, size_t n, deliver *dv)
 		pthread_cond_destroy(&p.work);
 		pthread_cond_destroy(&p.done);
 	}
+	for (unsigned i = 0; i < MAX_THREADS; i++)
+		rbuf_dispose(&p.bufs[i]);
 	return rc;
 }
 
