@@ -576,6 +576,8 @@ static void *worker(void *arg)
 		pthread_cond_broadcast(&p->done);
 	}
 	pthread_mutex_unlock(&p->mu);
+	/* nothing left to claim: the buffer goes now, not after delivery */
+	rbuf_dispose(&p->bufs[self]);
 	return NULL;
 }
 
