@@ -455,6 +455,15 @@ int fbc_gt_check(const fbc_gt_type *t, const json_t *v, fbc_buf *msg)
 	return check(t, v, &c, 0);
 }
 
+static bool all_lower(const char *s)
+{
+	for (; *s; s++) {
+		if (*s >= 'A' && *s <= 'Z')
+			return false;
+	}
+	return true;
+}
+
 static json_t *member(const json_t *obj, const char *name, bool allow_null)
 {
 	const char *k, *best_key = NULL;
@@ -466,6 +475,11 @@ static json_t *member(const json_t *obj, const char *name, bool allow_null)
 	v = json_object_get(obj, name);
 	if (v && json_object_size(obj) == 1)
 		return (!allow_null && json_is_null(v)) ? NULL : v;
+	/* Another key equal to an all-lowercase name ignoring case has an
+	 * uppercase letter where the name has its lowercase one, so it sorts
+	 * below the name: the exact key wins unless it is a null not allowed. */
+	if (v && (allow_null || !json_is_null(v)) && all_lower(name))
+		return v;
 	nlen = strlen(name);
 	json_object_keylen_foreach((json_t *)obj, k, klen, v)
 	{
