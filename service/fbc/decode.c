@@ -284,7 +284,7 @@ static const fbc_gt_field *find_field(const fbc_gt_type *t, const char *key)
 	const fbc_gt_field *f;
 
 	for (f = t->fields; f->name; f++) {
-		if (strcmp(f->name, key) == 0)
+		if (f->name[0] == key[0] && strcmp(f->name, key) == 0)
 			return f;
 	}
 	for (f = t->fields; f->name; f++) {
