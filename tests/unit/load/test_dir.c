@@ -317,6 +317,54 @@ static void fbc_load_dir__order_is_deterministic_with_threads(void **state)
 	rm_tree(root);
 }
 
+/* A parser thread reads its files into one buffer reused from file to file:
+ * a smaller file after a larger one sees its own bytes only (the larger
+ * file's tail would add a "ghost" document), an empty file none, and a
+ * larger file grows the buffer; the same with one thread and with two. */
+static void fbc_load_dir__reused_buffer_holds_only_each_file(void **state)
+{
+	char *root = make_tree();
+	size_t big = 300000;
+	char *body = malloc(big + 64), *bigger = malloc(2 * big + 64);
+	fbc_load_limits lim;
+
+	assert_non_null(body);
+	assert_non_null(bigger);
+	const size_t k = strlen("schema: s\nname: ");
+
+	memcpy(body, "schema: s\nname: ", k);
+	memset(body + k, 'a', big);
+	strcpy(body + k + big, "\n---\nschema: s\nname: ghost\n");
+	put_file(root, "a1.yaml", body);
+	put_file(root, "a2.yaml", "schema: s\nname: b\n");
+	put_file(root, "a3.yaml", "");
+	put_file(root, "a4.json", "{\"schema\":\"s\",\"name\":\"c\"}");
+	memcpy(bigger, "schema: s\nname: ", k);
+	memset(bigger + k, 'z', 2 * big);
+	strcpy(bigger + k + 2 * big, "\n");
+	put_file(root, "a5.yaml", bigger);
+	put_file(root, "a6.yaml", "schema: s\nname: d\n");
+	fbc_load_limits_default(&lim);
+	for (unsigned threads = 1; threads <= 2; threads++) {
+		seen s;
+		fbc_diags d;
+
+		lim.threads = threads;
+		assert_int_equal(load_dir(root, &lim, &s, &d), 0);
+		assert_int_equal(fbc_diags_count(&d), 0);
+		assert_int_equal(s.n, 6);
+		assert_string_equal(s.rows[1], "a1.yaml:4 s  ghost");
+		assert_string_equal(s.rows[2], "a2.yaml:1 s  b");
+		assert_string_equal(s.rows[3], "a4.json:1 s  c");
+		assert_string_equal(s.rows[5], "a6.yaml:1 s  d");
+		seen_dispose(&s);
+		fbc_diags_dispose(&d);
+	}
+	free(body);
+	free(bigger);
+	rm_tree(root);
+}
+
 static void fbc_load_dir__callback_error_stops_threads(void **state)
 {
 	char *root = make_tree();
@@ -488,6 +536,7 @@ int main(void)
 		cmocka_unit_test(fbc_ignore_glob__segments),
 		cmocka_unit_test(fbc_load_dir__file_limits),
 		cmocka_unit_test(fbc_load_dir__order_is_deterministic_with_threads),
+		cmocka_unit_test(fbc_load_dir__reused_buffer_holds_only_each_file),
 		cmocka_unit_test(fbc_load_dir__callback_error_stops_threads),
 		cmocka_unit_test(fbc_load_dir_staged__prepares_on_workers_in_load_order),
 		cmocka_unit_test(fbc_load_dir__real_catalog),
