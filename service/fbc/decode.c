@@ -4,6 +4,7 @@
  */
 #include "service/base/utf8.h"
 #include "service/base/base64.h"
+#include "service/fbc/imageref.h"
 #include "service/fbc/internal.h"
 #include "service/fbc/model.h"
 
@@ -1382,6 +1383,23 @@ static int derive_from_values(dctx *d, fbc_bundle *b, const json_t *arr)
 	return rc;
 }
 
+/* Whether every image of the bundle parses as a pull spec (validation's
+ * C14/C15), decided here on the parser thread. */
+static bool images_parse(const fbc_bundle *b)
+{
+	fbc_error e;
+
+	if (*b->image && fbc_imageref_parse(NULL, b->image, &e))
+		return false;
+	for (size_t i = 0; i < b->n_related_images; i++) {
+		const char *img = b->related_images[i].image;
+
+		if (*img && fbc_imageref_parse(NULL, img, &e))
+			return false;
+	}
+	return true;
+}
+
 static int decode_bundle(dctx *d)
 {
 	const json_t *blob = d->meta->blob, *rel;
@@ -1416,6 +1434,7 @@ static int decode_bundle(dctx *d)
 		DUP(d, ri->image, fbc_gt_get_str(r, "image"));
 		b->n_related_images++;
 	}
+	b->images_valid = images_parse(b);
 	b->loc = d->loc;
 	b->version = "";
 	b->release = "";

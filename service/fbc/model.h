@@ -131,6 +131,10 @@ struct fbc_bundle {
 	fbc_channel **channels;	 /* linked: channels (of its package) listing it, sorted by name */
 	size_t n_channels;
 	fbc_property_check *property_checks; /* NULL, or one per property (decode) */
+	/* decode: the image and every relatedImages image parse, so C14/C15
+	 * have nothing to report (decided on the parser threads); false: not
+	 * known, validation parses them */
+	bool images_valid;
 	bool derived; /* the derived fields above are filled (decode or link) */
 };
 

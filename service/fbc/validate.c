@@ -246,6 +246,8 @@ static void check_images(vctx *v, const fbc_bundle *b)
 	fbc_error e;
 	size_t i;
 
+	if (b->images_valid)
+		return; /* decided at load: every image parses */
 	if (*b->image && fbc_imageref_parse(NULL, b->image, &e))
 		add(v, "C14", &b->loc, b->package, NULL, b->name,
 		    "package %s bundle %s image: invalid image pull spec %s: %s",
