@@ -7,7 +7,8 @@
 set -eu
 bin=$1; shift
 covered=$(mktemp)
-trap 'rm -f "$covered"' EXIT
+libs=$(mktemp)
+trap 'rm -f "$covered" "$libs"' EXIT
 {
 	# the base image (debian:12-slim) holds the Priority: required packages
 	dpkg-query -W -f='${Package} ${Priority}\n' | awk '$2 == "required" {print $1}'
@@ -19,8 +20,6 @@ trap 'rm -f "$covered"' EXIT
 	done
 } | sed 's/:.*//' | sort -u >"$covered"
 missing=0
-libs=$(mktemp)
-trap 'rm -f "$covered" "$libs"' EXIT
 ldd "$bin" | awk '/=>/ {print $3}' >"$libs"
 # api/lazy: libraries bound on first use are not in ldd's answer
 for so in $("$bin" version --libraries); do

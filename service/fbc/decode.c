@@ -971,6 +971,7 @@ static const struct known {
 	K("olm.substitutesFor"),
 #undef K
 };
+/* by position in known_types: keep in step with the list above */
 #define KNOWN_CSV_METADATA  (known_types[4].s)
 #define KNOWN_BUNDLE_OBJECT (known_types[5].s)
 

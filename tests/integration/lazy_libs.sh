@@ -80,18 +80,21 @@ loaded "$T/err" | grep -q "^libcryptominisat5" && pass || fail "resolve did not 
 SAT=$(printf '%s\n' "$@" | grep "^libcryptominisat5" | head -1)
 
 # A broken library: not an ELF file, then an ELF file without the function.
+resolve_broken() {
+	RC=0
+	LD_LIBRARY_PATH="$T/broken" "$FBCD" resolve --catalog "$C" --request demo:stable \
+		>"$T/out" 2>"$T/err" || RC=$?
+}
 if [ -n "$SAT" ]; then
 	mkdir -p "$T/broken"
 	echo "not a library" >"$T/broken/$SAT"
-	RC=0
-	LD_LIBRARY_PATH="$T/broken" "$FBCD" resolve --catalog "$C" --request demo:stable >"$T/out" 2>"$T/err" || RC=$?
+	resolve_broken
 	expect_rc 127 "resolve with an unloadable $SAT"
 	expect_grep "^fbcd: cannot load $SAT (needed by this command): " "$T/err" "the message names the library"
 	if command -v cc >/dev/null; then
 		printf 'int fbcd_lazy_test_nothing(void);\nint fbcd_lazy_test_nothing(void) { return 0; }\n' >"$T/empty.c"
 		cc -shared -fPIC -o "$T/broken/$SAT" "$T/empty.c" || fail "cc -shared"
-		RC=0
-		LD_LIBRARY_PATH="$T/broken" "$FBCD" resolve --catalog "$C" --request demo:stable >"$T/out" 2>"$T/err" || RC=$?
+		resolve_broken
 		expect_rc 127 "resolve with a $SAT that lacks the solver"
 		expect_grep "^fbcd: cannot load $SAT (cmsat_[a-z_]*): .*undefined symbol" "$T/err" "the message names the function"
 	fi
