@@ -1,5 +1,6 @@
 /* fbcd: the one executable. main() only dispatches to a subcommand. */
 #include "api/cli/cli.h"
+#include "service/load/json_arena.h"
 #include "service/load/load.h"
 
 #include <errno.h>
@@ -114,6 +115,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	fbc_json_arena_install(); /* before any thread: the loader's arenas (service/load) */
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

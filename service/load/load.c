@@ -6,6 +6,7 @@
  */
 #include "service/load/ignore.h"
 #include "service/load/internal.h"
+#include "service/load/json_arena.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -416,8 +417,15 @@ static bool parse_file(entry *e, const source *src, const fbc_load_limits *lim,
 	} else if (rc != 0) {
 		e->rc = fbc_load_item_finding(&e->items, "L1", 0, "read %s: %s", e->rel, reason);
 	} else {
+		/* a staged parse's trees live in the thread's arena, if it has one */
+		bool arena = sc != NULL && fbc_json_arena_enable(true);
+
 		e->rc = fbc_load_parse_data_staged(&e->items, d.data != NULL ? d.data : "", d.len,
 						   lim, sc);
+		if (arena) {
+			fbc_json_arena_reset();
+			fbc_json_arena_enable(false);
+		}
 	}
 	src_release(src, &d);
 	return rc == 0 && e->rc == 0;
@@ -559,6 +567,8 @@ static void *worker(void *arg)
 	pool *p = arg;
 	unsigned self;
 
+	bool arena = p->stage != NULL && fbc_json_arena_attach();
+
 	pthread_mutex_lock(&p->mu);
 	self = p->next_worker++;
 	while (!p->stop && p->next < p->n) {
@@ -578,6 +588,8 @@ static void *worker(void *arg)
 	pthread_mutex_unlock(&p->mu);
 	/* nothing left to claim: the buffer goes now, not after delivery */
 	rbuf_dispose(&p->bufs[self]);
+	if (arena)
+		fbc_json_arena_detach();
 	return NULL;
 }
 
@@ -617,6 +629,9 @@ static int run_entries(entry *entries, size_t n, deliver *dv)
 			started++;
 		}
 	}
+	/* parsing here (one thread): an arena here too, for the staged parses */
+	bool arena = started == 0 && dv->stage != NULL && fbc_json_arena_attach();
+
 	for (size_t i = 0; i < n; i++) {
 		entry *e = &entries[i];
 		if (started == 0) {
@@ -659,6 +674,8 @@ static int run_entries(entry *entries, size_t n, deliver *dv)
 	}
 	for (unsigned i = 0; i < MAX_THREADS; i++)
 		rbuf_dispose(&p.bufs[i]);
+	if (arena)
+		fbc_json_arena_detach();
 	return rc;
 }
 

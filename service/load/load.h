@@ -101,7 +101,10 @@ int fbc_load_dir(const char *root, const fbc_load_limits *lim, fbc_meta_fn fn, v
  * not by the json_t trees of the files in flight).
  *
  * prepare is called on a parser thread for each meta, in file order within a
- * file (files run concurrently), with meta->blob valid for the call only.
+ * file (files run concurrently), with meta->blob valid for the call only:
+ * prepare keeps no json_t, neither the blob nor one it makes itself (with
+ * fbc_json_arena_install they live in the thread's arena, json_arena.h, reset
+ * after the call; nor may it free() what jansson returns, e.g. json_dumps).
  * `worker` (0 .. FBC_LOAD_MAX_WORKERS-1) identifies the calling thread: two
  * calls with the same index never overlap, so per-worker state needs no lock.
  * Its result (may be NULL) reaches fn, on the calling thread and in the same

@@ -4,6 +4,7 @@
  * L6-L9 (§1.5). Runs on worker threads: touches nothing shared.
  */
 #include "service/load/internal.h"
+#include "service/load/json_arena.h"
 #include "service/base/utf8.h"
 
 #include <stdarg.h>
@@ -268,6 +269,22 @@ static void describe_value(char *buf, size_t size, const json_t *v)
 	}
 }
 
+/* The first cap bytes of a dump (n counts them all). */
+typedef struct head {
+	char *p;
+	size_t n, cap;
+} head;
+
+static int keep_head(const char *b, size_t size, void *data)
+{
+	head *h = data;
+
+	if (h->n < h->cap)
+		memcpy(h->p + h->n, b, size < h->cap - h->n ? size : h->cap - h->n);
+	h->n += size;
+	return 0;
+}
+
 /* Apply L6-L9 to one decoded value (reference stolen) and append the meta
  * or the findings. */
 static int check_meta(fbc_vec *items, json_t *v, int line, const fbc_load_stagecall *sc)
@@ -356,8 +373,14 @@ static int check_meta(fbc_vec *items, json_t *v, int line, const fbc_load_stagec
 	}
 	/* L9: a non-empty schema */
 	if (found[0][0] == 0) {
-		char *dump = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-		size_t n = dump ? strlen(dump) : 0;
+		/* the head only, into a buffer of ours (not json_dumps: what jansson
+		 * allocates may be an arena's here, never free()'s) */
+		char dump[BLOB_IN_MESSAGE + 1];
+		head h = {dump, 0, sizeof(dump)};
+		size_t n = json_dump_callback(v, keep_head, &h,
+					      JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) == 0
+				   ? h.n
+				   : 0;
 		const char *ell = "";
 		if (n > BLOB_IN_MESSAGE) {
 			n = BLOB_IN_MESSAGE;
@@ -367,8 +390,7 @@ static int check_meta(fbc_vec *items, json_t *v, int line, const fbc_load_stagec
 		}
 		rc = fbc_load_item_finding(items, "L9", line,
 					   "object '%.*s%s' is missing root schema field", (int)n,
-					   dump ? dump : "", ell);
-		free(dump);
+					   dump, ell);
 		goto done;
 	}
 	it = fbc_vec_push(items);
@@ -393,7 +415,10 @@ done:
 	for (i = 0; i < nkeys; i++)
 		free(keys[i].folded);
 	free(keys);
-	json_decref(v);
+	if (sc != NULL && fbc_json_arena_active())
+		fbc_json_arena_reset(); /* the whole tree at once, prepare is done with it */
+	else
+		json_decref(v);
 	return rc;
 }
 

@@ -10,9 +10,11 @@
 
 #include "service/fbc/model.h"
 #include "service/fbc/validate.h"
+#include "service/load/json_arena.h"
 #include "service/load/load.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct ctx {
 	fbc_catalog *cat;
@@ -31,6 +33,40 @@ static int on_meta(void *c, const fbc_meta *meta, fbc_error *err)
 	return fbc_catalog_add_meta(x->cat, meta, x->diags, err);
 }
 
+/* The same file loaded as fbcd loads trees (staged: decoded on the parser
+ * thread, its json_t trees in that thread's arena) gives the same findings. */
+static void staged_same(const char *name, const char *buf, size_t len, const fbc_load_limits *lim,
+			const fbc_diags *plain)
+{
+	const char *paths[] = {name}, *data[] = {buf};
+	size_t lens[] = {len};
+	fbc_tree *t = NULL;
+	fbc_catalog *cat = NULL;
+	fbc_diags diags;
+	fbc_error err;
+
+	fbc_error_init(&err);
+	if (fbc_diags_init(&diags, 1000) != 0)
+		return;
+	if (fbc_tree_open_mem(&t, paths, data, lens, 1, "fuzz", &err) == 0 &&
+	    fbc_catalog_load_tree(&cat, t, lim, &diags, &err) == 0 &&
+	    fbc_validate(cat, NULL, &diags, &err) == 0) {
+		fbc_diags_sort(&diags);
+		if (fbc_diags_count(&diags) != fbc_diags_count(plain))
+			abort();
+		for (size_t i = 0; i < fbc_diags_count(plain); i++) {
+			const fbc_diag *a = fbc_diags_at(plain, i), *b = fbc_diags_at(&diags, i);
+
+			if (strcmp(a->code, b->code) != 0 || strcmp(a->message, b->message) != 0 ||
+			    a->line != b->line)
+				abort();
+		}
+	}
+	fbc_catalog_free(cat);
+	fbc_tree_free(t);
+	fbc_diags_dispose(&diags);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const names[] = {"catalog.json", "catalog.yaml", "dir/index.yml",
@@ -39,9 +75,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fbc_diags diags;
 	fbc_error err;
 	struct ctx x = {0};
+	static bool installed;
+	bool plain_done = false;
 	const char *name;
 	char *buf;
 
+	if (!installed) {
+		fbc_json_arena_install(); /* as fbcd: staged loads use the arenas */
+		installed = true;
+	}
 	if (size == 0)
 		return 0;
 	name = names[data[0] % 4];
@@ -67,10 +109,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    fbc_catalog_link(&x.cat[0], &err) == 0) {
 			(void)fbc_catalog_link(x.cat, &err); /* idempotent */
 			(void)fbc_validate(x.cat, NULL, &diags, &err);
-			fbc_validate_opts strict = {.strict = true};
-			(void)fbc_validate(x.cat, &strict, &diags, &err);
 			fbc_diags_sort(&diags);
+			plain_done = true;
 		}
+	}
+	if (plain_done) {
+		staged_same(name, buf, size - 1, &lim, &diags);
+		fbc_validate_opts strict = {.strict = true};
+		(void)fbc_validate(x.cat, &strict, &diags, &err);
 	}
 	fbc_catalog_free(x.cat);
 	fbc_diags_dispose(&diags);

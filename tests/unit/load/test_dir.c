@@ -3,6 +3,7 @@
 #include "common.h"
 
 #include "service/load/ignore.h"
+#include "service/load/json_arena.h"
 
 #ifndef FBC_TEST_DATA_DIR
 #define FBC_TEST_DATA_DIR "/work/shared/data"
@@ -397,6 +398,7 @@ static void fbc_load_dir__callback_error_stops_threads(void **state)
 typedef struct stage_ctx {
 	size_t prepared[FBC_LOAD_MAX_WORKERS]; /* per worker: no lock needed */
 	size_t discarded;		       /* main thread only */
+	size_t in_arena[FBC_LOAD_MAX_WORKERS]; /* blobs prepare saw in its thread's arena */
 	bool blob_in_fn;
 	seen s;
 } stage_ctx;
@@ -409,6 +411,9 @@ static void *stage_prepare(void *ctx, unsigned worker, const fbc_meta *m)
 	if (worker >= FBC_LOAD_MAX_WORKERS || m->blob == NULL)
 		return NULL;
 	c->prepared[worker]++;
+	/* main() installed the arenas: every tree of a staged parse is in one */
+	if (fbc_json_arena_active() && fbc_json_arena_used() > 0)
+		c->in_arena[worker]++;
 	if (asprintf(&row, "%s:%d %s %s %s", m->loc.file ? m->loc.file : "-", m->loc.line,
 		     m->schema, m->package, m->name) < 0)
 		return NULL;
@@ -473,10 +478,13 @@ static void fbc_load_dir_staged__prepares_on_workers_in_load_order(void **state)
 	assert_int_equal(c.s.n, plain.n);
 	for (size_t i = 0; i < plain.n; i++)
 		assert_string_equal(c.s.rows[i], plain.rows[i]);
-	for (size_t w = 0; w < FBC_LOAD_MAX_WORKERS; w++)
+	for (size_t w = 0; w < FBC_LOAD_MAX_WORKERS; w++) {
 		total += c.prepared[w];
+		assert_int_equal(c.in_arena[w], c.prepared[w]);
+	}
 	assert_int_equal(total, 121);
 	assert_int_equal(c.discarded, 0);
+	assert_false(fbc_json_arena_active()); /* never on the calling thread's own allocations */
 	/* the same findings, in the same order */
 	assert_int_equal(fbc_diags_count(&d2), fbc_diags_count(&d1));
 	for (size_t i = 0; i < fbc_diags_count(&d1); i++) {
@@ -486,6 +494,22 @@ static void fbc_load_dir_staged__prepares_on_workers_in_load_order(void **state)
 	}
 	seen_dispose(&c.s);
 	fbc_diags_dispose(&d2);
+
+	/* one thread: the calling thread parses, in an arena of its own */
+	lim.threads = 1;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(fbc_diags_init(&d2, 0), 0);
+	assert_int_equal(fbc_load_dir_staged(root, &lim, &st, stage_fn, &c, &d2, &e), 0);
+	assert_int_equal(c.s.n, plain.n);
+	for (size_t i = 0; i < plain.n; i++)
+		assert_string_equal(c.s.rows[i], plain.rows[i]);
+	assert_int_equal(c.prepared[0], 121);
+	assert_int_equal(c.in_arena[0], 121);
+	assert_int_equal(fbc_diags_count(&d2), fbc_diags_count(&d1));
+	assert_false(fbc_json_arena_active());
+	seen_dispose(&c.s);
+	fbc_diags_dispose(&d2);
+	lim.threads = 3;
 
 	/* stopped early: every result is either delivered or discarded */
 	memset(&c, 0, sizeof(c));
@@ -525,6 +549,7 @@ static void fbc_load_dir__real_catalog(void **state)
 
 int main(void)
 {
+	fbc_json_arena_install(); /* as fbcd does: staged parses use the arenas */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fbc_load_dir__walks_lexically_and_parses_every_name),
 		cmocka_unit_test(fbc_load_dir__root_must_be_a_directory),
