@@ -17,14 +17,15 @@ static bool is_lower_alnum(char c)
 	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
+/* ASCII only, as the grammar's classes are (and whatever the locale) */
 static bool is_alnum(char c)
 {
-	return isalnum((unsigned char)c) != 0;
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
 static bool is_hex(char c)
 {
-	return isxdigit((unsigned char)c) != 0;
+	return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
 }
 
 /* [a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)* over s[0..n) */
@@ -252,7 +253,7 @@ int fbc_imageref_parse(fbc_imageref *out, const char *s, fbc_error *err)
 {
 	char full[WORK_MAX], lower[WORK_MAX], dom[WORK_MAX];
 	const char *slash, *rem, *tag, *dig;
-	size_t i, n = strlen(s), name_len, tag_len, remote_len;
+	size_t i, n = strlen(s), name_len, tag_len, remote_len, dom_len, rem_len;
 	bool is_default;
 	int rc;
 
@@ -281,18 +282,29 @@ int fbc_imageref_parse(fbc_imageref *out, const char *s, fbc_error *err)
 			is_default = false;
 	}
 	if (is_default) {
-		snprintf(dom, sizeof(dom), "docker.io");
+		dom_len = 0;
 		rem = s;
 	} else {
-		snprintf(dom, sizeof(dom), "%.*s", (int)(slash - s), s);
+		dom_len = (size_t)(slash - s);
 		rem = slash + 1;
 	}
-	if (strcmp(dom, "index.docker.io") == 0)
-		snprintf(dom, sizeof(dom), "docker.io");
-	if (strcmp(dom, "docker.io") == 0 && !strchr(rem, '/'))
-		snprintf(full, sizeof(full), "%s/library/%s", dom, rem);
+	if (dom_len == 0 || (dom_len == 15 && memcmp(s, "index.docker.io", 15) == 0))
+		memcpy(dom, "docker.io", dom_len = 9);
 	else
-		snprintf(full, sizeof(full), "%s/%s", dom, rem);
+		memcpy(dom, s, dom_len);
+	dom[dom_len] = '\0';
+	/* full = dom "/" rem, or dom "/library/" rem for an official image (n is
+	 * bounded above: it fits) */
+	rem_len = n - (size_t)(rem - s);
+	memcpy(full, dom, dom_len);
+	i = dom_len;
+	if (dom_len == 9 && memcmp(dom, "docker.io", 9) == 0 && !memchr(rem, '/', rem_len)) {
+		memcpy(full + i, "/library/", 9);
+		i += 9;
+	} else {
+		full[i++] = '/';
+	}
+	memcpy(full + i, rem, rem_len + 1);
 	/* the lowercase check covers the remainder up to the first ':' */
 	remote_len = strcspn(rem, ":");
 	for (i = 0; i < remote_len; i++) {
