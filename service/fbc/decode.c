@@ -1362,7 +1362,8 @@ static int derive_from_values(dctx *d, fbc_bundle *b, const json_t *arr)
 				have_pkg = true;
 				b->version = get_dup(d, v, "version");
 				b->release = get_dup(d, v, "release");
-				if (!b->version || !b->release)
+				b->olm_package_name = get_dup(d, v, "packageName");
+				if (!b->version || !b->release || !b->olm_package_name)
 					return oom(d);
 				b->has_semver = fbc_semver_parse(&b->semver, b->version,
 								 strlen(b->version), &e) == 0;

@@ -226,7 +226,8 @@ static int derive_bundle(fbc_catalog *cat, fbc_bundle *b)
 				have_pkg = true;
 				b->version = adup(a, fbc_gt_get_str(v, "version"));
 				b->release = adup(a, fbc_gt_get_str(v, "release"));
-				if (!b->version || !b->release) {
+				b->olm_package_name = adup(a, fbc_gt_get_str(v, "packageName"));
+				if (!b->version || !b->release || !b->olm_package_name) {
 					rc = FBC_ENOMEM;
 				} else {
 					fbc_error e;

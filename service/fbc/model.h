@@ -114,10 +114,11 @@ struct fbc_bundle {
 	size_t n_related_images;
 	fbc_loc loc;
 	/* Derived by fbc_catalog_link from the properties (valid ones only). */
-	fbc_package *pkg;    /* NULL if unknown */
-	const char *version; /* olm.package version text, "" if none */
-	const char *release; /* olm.package release, "" if none */
-	fbc_semver semver;   /* valid when has_semver */
+	fbc_package *pkg;	      /* NULL if unknown */
+	const char *version;	      /* olm.package version text, "" if none */
+	const char *release;	      /* olm.package release, "" if none */
+	const char *olm_package_name; /* its packageName; NULL: no valid olm.package */
+	fbc_semver semver;	      /* valid when has_semver */
 	bool has_semver;
 	fbc_gvk *provided; /* olm.gvk */
 	size_t n_provided;

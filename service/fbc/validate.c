@@ -286,12 +286,21 @@ static void check_olm_package(vctx *v, const fbc_bundle *b)
 		    q(&qs, b->package), q(&qs, b->name), count);
 		return;
 	}
-	val = check_property(v, b, first, false);
-	if (!val)
-		return; /* C11 reported it */
-	pn = fbc_gt_get_str(val, "packageName");
-	ver = fbc_gt_get_str(val, "version");
-	rel = fbc_gt_get_str(val, "release");
+	if (b->derived && b->olm_package_name) {
+		/* the only olm.package is valid and was read when the bundle was
+		 * derived (decode, on the parser threads, or link): no re-parse */
+		val = NULL;
+		pn = b->olm_package_name;
+		ver = b->version;
+		rel = b->release;
+	} else {
+		val = check_property(v, b, first, false);
+		if (!val)
+			return; /* C11 reported it */
+		pn = fbc_gt_get_str(val, "packageName");
+		ver = fbc_gt_get_str(val, "version");
+		rel = fbc_gt_get_str(val, "release");
+	}
 	if (strcmp(pn, b->package) != 0)
 		add(v, "C13", &b->loc, b->package, NULL, b->name,
 		    "package %s does not match \"olm.package\" property %s", q(&qs, b->package),
