@@ -47,6 +47,15 @@ int fbc_load_parse_data_staged(fbc_vec *items, const char *data, size_t len,
  * used; NULL when the value has anything the fast path leaves to jansson (escapes, reals,
  * duplicate keys, errors...). */
 json_t *fbc_json_fast_object(const char *data, size_t len, size_t *consumed);
+/* The same, and *within: whether the value keeps to lim's max_depth and max_string_bytes
+ * (fbc_json_within's verdict, found while parsing). lim is resolved (no zero fields). */
+json_t *fbc_json_fast_object_within(const char *data, size_t len, size_t *consumed,
+				    const fbc_load_limits *lim, bool *within);
+
+/* Whether a decoded value keeps to lim's max_depth and max_string_bytes; when not, *which
+ * names the first limit broken (in a depth-first walk). depth: the value's own (0 for a
+ * top-level value). */
+bool fbc_json_within(const json_t *v, size_t depth, const fbc_load_limits *lim, const char **which);
 
 /* Record a finding item (message formatted). Returns 0 or FBC_ENOMEM. */
 int fbc_load_item_finding(fbc_vec *items, const char *code, int line, const char *fmt, ...)

@@ -28,6 +28,8 @@
 
 typedef struct jf {
 	const unsigned char *p, *end;
+	int deepest;	/* the deepest container's depth (the top-level object: 1) */
+	size_t longest; /* the longest string or key, decoded */
 } jf;
 
 static void skip_space(jf *j)
@@ -262,9 +264,18 @@ static json_t *string(jf *j)
 	size_t n;
 	bool esc;
 
-	if (scan_string(j, &s, &n, &esc))
-		return json_stringn_nocheck(s, n);
-	return esc ? escaped_string(j, j->p + 1) : NULL;
+	json_t *v;
+
+	if (scan_string(j, &s, &n, &esc)) {
+		v = json_stringn_nocheck(s, n);
+	} else if (esc && (v = escaped_string(j, j->p + 1)) != NULL) {
+		n = json_string_length(v);
+	} else {
+		return NULL;
+	}
+	if (n > j->longest)
+		j->longest = n;
+	return v;
 }
 
 static json_t *value(jf *j, int depth);
@@ -323,6 +334,8 @@ static json_t *array(jf *j, int depth)
 {
 	json_t *a = json_array();
 
+	if (depth > j->deepest)
+		j->deepest = depth;
 	j->p++; /* [ */
 	skip_space(j);
 	if (j->p < j->end && *j->p == ']') {
@@ -346,8 +359,9 @@ static json_t *array(jf *j, int depth)
 static json_t *object(jf *j, int depth)
 {
 	json_t *o = json_object();
-	char stack_key[256];
 
+	if (depth > j->deepest)
+		j->deepest = depth;
 	j->p++; /* { */
 	skip_space(j);
 	if (j->p < j->end && *j->p == '}') {
@@ -358,7 +372,6 @@ static json_t *object(jf *j, int depth)
 		const char *k;
 		size_t kn, before;
 		bool esc;
-		char *key = stack_key;
 		json_t *v, *ks = NULL;
 		int rc;
 
@@ -369,15 +382,10 @@ static json_t *object(jf *j, int depth)
 			if (!esc || !(ks = escaped_string(j, j->p + 1)))
 				break;
 			k = json_string_value(ks);
-			kn = json_string_length(ks);
+			kn = strlen(k);
 		}
-		if (kn >= sizeof(stack_key) && !(key = malloc(kn + 1))) {
-			json_decref(ks);
-			break;
-		}
-		memcpy(key, k, kn);
-		key[kn] = '\0';
-		json_decref(ks);
+		if (kn > j->longest)
+			j->longest = kn;
 		skip_space(j);
 		v = NULL;
 		if (j->p < j->end && *j->p == ':') {
@@ -386,14 +394,13 @@ static json_t *object(jf *j, int depth)
 			v = value(j, depth + 1);
 		}
 		if (!v) {
-			if (key != stack_key)
-				free(key);
+			json_decref(ks);
 			break;
 		}
+		/* the key straight from the input (jansson copies it) */
 		before = json_object_size(o);
-		rc = json_object_set_new_nocheck(o, key, v);
-		if (key != stack_key)
-			free(key);
+		rc = json_object_setn_new_nocheck(o, k, kn, v);
+		json_decref(ks);
 		if (rc != 0 || json_object_size(o) != before + 1)
 			break; /* a duplicate key: jansson's rules decide */
 		if ((rc = after_item(j, '}')) < 0)
@@ -427,9 +434,10 @@ static json_t *value(jf *j, int depth)
 	}
 }
 
-json_t *fbc_json_fast_object(const char *data, size_t len, size_t *consumed)
+json_t *fbc_json_fast_object_within(const char *data, size_t len, size_t *consumed,
+				    const fbc_load_limits *lim, bool *within)
 {
-	jf j = {(const unsigned char *)data, (const unsigned char *)data + len};
+	jf j = {(const unsigned char *)data, (const unsigned char *)data + len, 0, 0};
 	json_t *v;
 
 	if (len == 0 || data[0] != '{')
@@ -437,5 +445,12 @@ json_t *fbc_json_fast_object(const char *data, size_t len, size_t *consumed)
 	if (!(v = object(&j, 1)))
 		return NULL;
 	*consumed = (size_t)(j.p - (const unsigned char *)data);
+	if (within != NULL)
+		*within = (size_t)j.deepest <= lim->max_depth && j.longest <= lim->max_string_bytes;
 	return v;
+}
+
+json_t *fbc_json_fast_object(const char *data, size_t len, size_t *consumed)
+{
+	return fbc_json_fast_object_within(data, len, consumed, NULL, NULL);
 }

@@ -448,8 +448,7 @@ static bool json_space(char c)
 
 /* Bounds on a decoded JSON value: nesting depth and string length (the
  * file size already bounds everything else). */
-static bool json_within(const json_t *v, size_t depth, const fbc_load_limits *lim,
-			const char **which)
+bool fbc_json_within(const json_t *v, size_t depth, const fbc_load_limits *lim, const char **which)
 {
 	const char *k;
 	json_t *child;
@@ -475,13 +474,13 @@ static bool json_within(const json_t *v, size_t depth, const fbc_load_limits *li
 				*which = "max_string_bytes";
 				return false;
 			}
-			if (!json_within(child, depth + 1, lim, which))
+			if (!fbc_json_within(child, depth + 1, lim, which))
 				return false;
 		}
 	} else {
 		json_array_foreach(v, i, child)
 		{
-			if (!json_within(child, depth + 1, lim, which))
+			if (!fbc_json_within(child, depth + 1, lim, which))
 				return false;
 		}
 	}
@@ -603,6 +602,7 @@ static int parse_json_stream(fbc_vec *items, const char *data, size_t len,
 		json_error_t jerr;
 		json_t *v;
 		const char *which = NULL;
+		bool within = false; /* the fast path measured it within the limits */
 
 		while (pos < len && json_space(data[pos]))
 			pos++;
@@ -614,7 +614,8 @@ static int parse_json_stream(fbc_vec *items, const char *data, size_t len,
 		{
 			size_t used = 0;
 
-			if ((v = fbc_json_fast_object(data + pos, len - pos, &used)) != NULL) {
+			if ((v = fbc_json_fast_object_within(data + pos, len - pos, &used, lim,
+							     &within)) != NULL) {
 				pos += used;
 				goto parsed;
 			}
@@ -659,7 +660,7 @@ static int parse_json_stream(fbc_vec *items, const char *data, size_t len,
 		}
 		pos += (size_t)jerr.position;
 	parsed:
-		if (!json_within(v, 0, lim, &which)) {
+		if (!within && !fbc_json_within(v, 0, lim, &which)) {
 			json_decref(v);
 			rc = fbc_load_item_finding(items, "LIMIT", line,
 						   "JSON value exceeds the %s limit (%zu)", which,

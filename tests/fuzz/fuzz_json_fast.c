@@ -3,7 +3,9 @@
  * whenever fbc_json_fast_object accepts an input, jansson's json_loadb with
  * the flags the loader uses must read the same value (same types, same key
  * order) from the same bytes, consuming as many; otherwise the fast path
- * would change what the loader yields. Aborts on any difference.
+ * would change what the loader yields. Its verdict on the depth and string
+ * limits (picked from the input's size, so that both answers occur) must be
+ * fbc_json_within's. Aborts on any difference.
  */
 #include "tests/fuzz/fuzz.h"
 
@@ -17,11 +19,20 @@ int fbc_json_same_tree(const json_t *a, const json_t *b); /* json_same.c */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t used = 0;
-	json_t *fast = fbc_json_fast_object((const char *)data, size, &used), *slow;
+	fbc_load_limits lim;
+	bool within = false;
+	const char *which = NULL;
+	json_t *fast, *slow;
 	json_error_t jerr;
 
+	fbc_load_limits_default(&lim);
+	lim.max_depth = 1 + size % 7;
+	lim.max_string_bytes = size % 61;
+	fast = fbc_json_fast_object_within((const char *)data, size, &used, &lim, &within);
 	if (!fast)
 		return 0;
+	if (within != fbc_json_within(fast, 0, &lim, &which))
+		abort();
 	slow = json_loadb((const char *)data, size, JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY,
 			  &jerr);
 	if (!slow || !fbc_json_same_tree(fast, slow) || jerr.position <= 0 ||

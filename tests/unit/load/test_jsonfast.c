@@ -122,11 +122,72 @@ static void jsonfast__real_catalog_as_json(void **state)
 	fbc_diags_dispose(&d);
 }
 
+/* The limits verdict found while parsing is fbc_json_within's, on both sides of each
+ * bound: depth (the top-level object is 1) and the longest string or key, decoded. */
+static void jsonfast__within_limits_as_the_tree_walk(void **state)
+{
+	static const struct {
+		const char *text;
+		size_t depth, longest; /* the value's own */
+	} cases[] = {
+		{"{}", 1, 0},
+		{"{\"abcd\":1}", 1, 4},
+		{"{\"a\":\"abcdef\"}", 1, 6},
+		{"{\"a\":[[],{\"b\":[\"xy\"]}]}", 4, 2},
+		{"{\"a\":\"\\u00e9\\n\"}", 1, 3}, /* escapes: the decoded length */
+		{"{\"k\\u00e9y\":{\"x\":[[[1]]]}}", 5, 4},
+		{"{\"a\":[\"\",\"12345678\"],\"bb\":{}}", 2, 8},
+	};
+	fbc_load_limits lim;
+
+	fbc_load_limits_default(&lim);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (size_t d = cases[i].depth - 1; d <= cases[i].depth + 1; d++) {
+			for (size_t l = cases[i].longest; l <= cases[i].longest + 1; l++) {
+				bool want = d >= cases[i].depth && l >= cases[i].longest;
+				size_t used = 0;
+				bool within = !want; /* must be written */
+				const char *which = NULL;
+				json_t *v;
+
+				if (d == 0)
+					continue;
+				lim.max_depth = d;
+				lim.max_string_bytes = l;
+				v = fbc_json_fast_object_within(
+					cases[i].text, strlen(cases[i].text), &used, &lim, &within);
+				assert_non_null(v);
+				assert_int_equal(within, want);
+				assert_int_equal(within, fbc_json_within(v, 0, &lim, &which));
+				json_decref(v);
+			}
+		}
+		/* one below the longest string: outside */
+		if (cases[i].longest > 0) {
+			size_t used = 0;
+			bool within = true;
+			const char *which = NULL;
+			json_t *v;
+
+			lim.max_depth = cases[i].depth;
+			lim.max_string_bytes = cases[i].longest - 1;
+			v = fbc_json_fast_object_within(cases[i].text, strlen(cases[i].text), &used,
+							&lim, &within);
+			assert_non_null(v);
+			assert_false(within);
+			assert_false(fbc_json_within(v, 0, &lim, &which));
+			assert_string_equal(which, "max_string_bytes");
+			json_decref(v);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(jsonfast__edge_cases),
 		cmocka_unit_test(jsonfast__real_catalog_as_json),
+		cmocka_unit_test(jsonfast__within_limits_as_the_tree_walk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
