@@ -28,6 +28,20 @@ static bool is_hex(char c)
 	return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
 }
 
+/* Whether s[0..n) is all hex digits (lower only: [0-9a-f]). Branch-free per
+ * byte: the digits of a digest are random, a branch per class mispredicts. */
+static bool all_hex(const char *s, size_t n, bool lower_only)
+{
+	unsigned bad = 0, fold = lower_only ? 0 : 0x20;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned c = (unsigned char)s[i];
+
+		bad |= !((c - '0' < 10) | ((c | fold) - 'a' < 6));
+	}
+	return bad == 0;
+}
+
 /* [a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)* over s[0..n) */
 static bool path_component(const char *s, size_t n)
 {
@@ -175,13 +189,7 @@ static bool digest_matches(const char *s)
 		}
 	}
 	n = strlen(colon + 1);
-	if (n < 32)
-		return false;
-	for (i = 0; i < n; i++) {
-		if (!is_hex(colon[1 + i]))
-			return false;
-	}
-	return true;
+	return n >= 32 && all_hex(colon + 1, n, false);
 }
 
 /* The anchored ReferenceRegexp; on a match, the name/tag/digest split. */
@@ -228,7 +236,7 @@ static int fail(fbc_error *err, const char *msg)
 static int check_digest(const char *d, fbc_error *err)
 {
 	const char *colon = strchr(d, ':');
-	size_t alen = (size_t)(colon - d), hexlen = strlen(colon + 1), want, i;
+	size_t alen = (size_t)(colon - d), hexlen = strlen(colon + 1), want;
 
 	if (alen == 6 && strncmp(d, "sha256", 6) == 0)
 		want = 64;
@@ -240,12 +248,8 @@ static int check_digest(const char *d, fbc_error *err)
 		return fail(err, "unsupported digest algorithm");
 	if (hexlen != want)
 		return fail(err, "invalid checksum digest length");
-	for (i = 0; i < hexlen; i++) {
-		char c = colon[1 + i];
-
-		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-			return fail(err, "invalid checksum digest format");
-	}
+	if (!all_hex(colon + 1, hexlen, true))
+		return fail(err, "invalid checksum digest format");
 	return 0;
 }
 
