@@ -1204,8 +1204,26 @@ static int object_data(dctx *d, const json_t *s, unsigned char **data, size_t *l
 
 /* L11: every olm.bundle.object must be {"data": base64} whose bytes convert
  * from YAML to JSON; the first ClusterServiceVersion becomes csv_json. */
+/* A bundle's package and name as Go's %q for L11 messages, made when a
+ * message needs them (most bundles have none). */
+typedef struct quoted_names {
+	char pkg[256], bundle[256];
+	bool made;
+} quoted_names;
+
+static quoted_names *quote_names(quoted_names *q, const fbc_bundle *b)
+{
+	if (!q->made) {
+		fbc_goquote(q->pkg, sizeof(q->pkg), b->package);
+		fbc_goquote(q->bundle, sizeof(q->bundle), b->name);
+		q->made = true;
+	}
+	return q;
+}
+
 static int read_bundle_objects(dctx *d, fbc_bundle *b)
 {
+	quoted_names qn = {.made = false};
 	const json_t *props = fbc_gt_get(d->meta->blob, "properties");
 	size_t i, n = json_is_array(props) ? json_array_size(props) : 0;
 	const char *pkg = *b->package ? b->package : NULL;
@@ -1219,21 +1237,18 @@ static int read_bundle_objects(dctx *d, fbc_bundle *b)
 		size_t len = 0, bad = 0;
 		fbc_buf msg;
 		fbc_error e;
-		char qp[256], qb[256];
 		bool undecodable;
 
 		if (!json_is_object(p) || strcmp(fbc_gt_get_str(p, "type"), "olm.bundle.object"))
 			continue;
 		b->n_bundle_objects++;
-		fbc_goquote(qp, sizeof(qp), b->package);
-		fbc_goquote(qb, sizeof(qb), b->name);
 		val = member(p, "value", true);
 		if (!val) {
 			rc = finding(
 				d, "L11", pkg, b->name,
 				"read bundle objects: package %s, bundle %s: parse property at "
 				"index %zu as bundle object: unexpected end of JSON input",
-				qp, qb, i);
+				quote_names(&qn, b)->pkg, quote_names(&qn, b)->bundle, i);
 			continue;
 		}
 		/* The shape opm writes, {"data": STRING}: when the string decodes,
@@ -1254,7 +1269,8 @@ static int read_bundle_objects(dctx *d, fbc_bundle *b)
 				rc = finding(d, "L11", pkg, b->name,
 					     "read bundle objects: package %s, bundle %s: parse "
 					     "property at index %zu as bundle object: %s",
-					     qp, qb, i, msg.data ? msg.data : "invalid");
+					     quote_names(&qn, b)->pkg, quote_names(&qn, b)->bundle,
+					     i, msg.data ? msg.data : "invalid");
 			else if (rc < 0)
 				rc = oom(d);
 			fbc_buf_dispose(&msg);
@@ -1284,7 +1300,8 @@ static int read_bundle_objects(dctx *d, fbc_bundle *b)
 			rc = finding(d, "L11", pkg, b->name,
 				     "read bundle objects: package %s, bundle %s: convert bundle "
 				     "object property at index %zu to JSON: %s",
-				     qp, qb, i, e.message);
+				     quote_names(&qn, b)->pkg, quote_names(&qn, b)->bundle, i,
+				     e.message);
 		}
 		if (owned)
 			free(data);
