@@ -2,10 +2,12 @@
 
 #include "service/base/error.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define ALIGN	      16
 #define DEFAULT_CHUNK (64 * 1024)
@@ -14,6 +16,7 @@ struct chunk {
 	struct chunk *next;
 	size_t size;
 	size_t used;
+	size_t mapped; /* the mapping's length (huge-page chunk), 0: malloc'd */
 	_Alignas(16) unsigned char data[];
 };
 
@@ -26,8 +29,10 @@ struct deferred {
 struct fbc_arena {
 	struct chunk *head;
 	struct deferred *deferred;
-	size_t chunk_size;
+	size_t chunk_size; /* the next regular chunk's */
+	size_t max_chunk;  /* chunk_size doubles up to it (growing arenas) */
 	size_t used;
+	size_t reserved; /* bytes of the chunks */
 };
 
 int fbc_arena_create(fbc_arena **out, size_t chunk_size)
@@ -37,8 +42,63 @@ int fbc_arena_create(fbc_arena **out, size_t chunk_size)
 	if (!a)
 		return FBC_ENOMEM;
 	a->chunk_size = chunk_size ? chunk_size : DEFAULT_CHUNK;
+	a->max_chunk = a->chunk_size;
 	*out = a;
 	return 0;
+}
+
+int fbc_arena_create_growing(fbc_arena **out, size_t first_chunk, size_t max_chunk)
+{
+	int rc = fbc_arena_create(out, first_chunk);
+
+	if (rc == 0 && max_chunk > (*out)->chunk_size)
+		(*out)->max_chunk = max_chunk;
+	return rc;
+}
+
+/* A chunk of about size bytes with room for need (<= size) at least:
+ * malloc'd, or mapped on a huge-page boundary when size is that large (its
+ * room then the mapping's, whole huge pages, less the header). */
+static struct chunk *chunk_new(size_t size, size_t need)
+{
+	const size_t huge = FBC_ARENA_HUGE;
+	struct chunk *c;
+	size_t len, over;
+	char *m, *al;
+
+	if (size < huge || size > SIZE_MAX / 2) {
+		c = malloc(sizeof(*c) + size);
+		if (c) {
+			c->size = size;
+			c->mapped = 0;
+		}
+		return c;
+	}
+	len = (size + huge - 1) & ~(huge - 1);
+	if (len - sizeof(*c) < need)
+		len = (sizeof(*c) + need + huge - 1) & ~(huge - 1);
+	over = len + huge; /* room to align */
+	m = mmap(NULL, over, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	al = (char *)(((uintptr_t)m + huge - 1) & ~(uintptr_t)(huge - 1));
+	if (al > m)
+		munmap(m, (size_t)(al - m));
+	if (m + over > al + len)
+		munmap(al + len, (size_t)(m + over - (al + len)));
+	(void)madvise(al, len, MADV_HUGEPAGE); /* advice: without it, small pages */
+	c = (struct chunk *)al;
+	c->size = len - sizeof(*c);
+	c->mapped = len;
+	return c;
+}
+
+static void chunk_free(struct chunk *c)
+{
+	if (c->mapped)
+		munmap(c, c->mapped);
+	else
+		free(c);
 }
 
 void fbc_arena_free(fbc_arena *a)
@@ -54,7 +114,7 @@ void fbc_arena_free(fbc_arena *a)
 	}
 	for (c = a->head; c; c = next) {
 		next = c->next;
-		free(c);
+		chunk_free(c);
 	}
 	free(a);
 }
@@ -70,14 +130,17 @@ void *fbc_arena_alloc(fbc_arena *a, size_t n)
 	if (need == 0)
 		need = ALIGN;
 	if (!c || c->size - c->used < need) {
-		size_t size = need > a->chunk_size / 4 ? need : a->chunk_size;
+		bool big = need > a->chunk_size / 4;
 
-		c = malloc(sizeof(*c) + size);
+		c = chunk_new(big ? need : a->chunk_size, need);
 		if (!c)
 			return NULL;
-		c->size = size;
 		c->used = 0;
-		if (size == need && a->head) {
+		a->reserved += c->size;
+		if (!big && a->chunk_size < a->max_chunk)
+			a->chunk_size =
+				a->chunk_size > a->max_chunk / 2 ? a->max_chunk : a->chunk_size * 2;
+		if (big && a->head) {
 			/* Big allocation: keep filling the current chunk afterwards. */
 			c->next = a->head->next;
 			a->head->next = c;
@@ -153,6 +216,11 @@ int fbc_arena_defer(fbc_arena *a, void (*fn)(void *), void *p)
 	d->next = a->deferred;
 	a->deferred = d;
 	return 0;
+}
+
+size_t fbc_arena_reserved(const fbc_arena *a)
+{
+	return a->reserved;
 }
 
 size_t fbc_arena_used(const fbc_arena *a)

@@ -16,6 +16,13 @@ typedef struct fbc_arena fbc_arena;
 
 /* chunk_size 0 picks a default (64 KiB). */
 int fbc_arena_create(fbc_arena **out, size_t chunk_size);
+/* Chunks that start at first_chunk and double with each new one up to
+ * max_chunk: small for a small load, few and large for a large one. Chunks of
+ * FBC_ARENA_HUGE bytes and more (any arena's) are mapped on FBC_ARENA_HUGE
+ * boundaries and advised for transparent huge pages, where the system allows
+ * them: one page fault per 2 MiB instead of 512. */
+int fbc_arena_create_growing(fbc_arena **out, size_t first_chunk, size_t max_chunk);
+#define FBC_ARENA_HUGE ((size_t)2 << 20)
 void fbc_arena_free(fbc_arena *a);
 
 /* 16-byte aligned, uninitialised. */
@@ -32,5 +39,7 @@ int fbc_arena_defer(fbc_arena *a, void (*fn)(void *), void *p);
 
 /* Bytes handed out so far (for benchmarks and limits). */
 size_t fbc_arena_used(const fbc_arena *a);
+/* Bytes of the chunks holding them. */
+size_t fbc_arena_reserved(const fbc_arena *a);
 
 #endif

@@ -182,8 +182,10 @@ static void *prepare(void *ctx, unsigned worker, const fbc_meta *meta)
 {
 	load_ctx *lc = ctx;
 
-	/* 256 KiB chunks: big values get their own chunk anyway */
-	if (!lc->set->a[worker] && fbc_arena_create(&lc->set->a[worker], 256 * 1024))
+	/* chunks from 256 KiB (a small catalog's records) doubling to 8 MiB (a
+	 * large one's, in huge pages); big values get their own chunk anyway */
+	if (!lc->set->a[worker] &&
+	    fbc_arena_create_growing(&lc->set->a[worker], 256 * 1024, (size_t)8 << 20))
 		return NULL;
 	return fbc_catalog_prepare_meta(lc->cat, lc->set->a[worker], &lc->scratch[worker], meta);
 }

@@ -55,6 +55,49 @@ static void fbc_buf_put_json_string__invalid_utf8_becomes_fffd(void **state)
 	fbc_buf_dispose(&b);
 }
 
+/* A growing arena's chunks double up to the maximum; chunks of 2 MiB and more
+ * are mapped (whole huge pages, less a header); every byte stays usable. */
+static void fbc_arena_create_growing__chunks_double_to_the_maximum(void **state)
+{
+	const size_t k = 256 * 1024, huge = FBC_ARENA_HUGE;
+	fbc_arena *a = NULL, *flat = NULL;
+	unsigned char *p[30000];
+	size_t r, big_room;
+
+	assert_int_equal(fbc_arena_create_growing(&a, k, 8 * huge / 2), 0);
+	assert_int_equal(fbc_arena_reserved(a), 0);
+	/* 1 KiB pieces: 256 KiB, 512 KiB and 1 MiB chunks malloc'd, then 2, 4, 8 MiB mapped */
+	for (size_t i = 0; i < 30000; i++) {
+		p[i] = fbc_arena_alloc(a, 1000);
+		assert_non_null(p[i]);
+		assert_int_equal((uintptr_t)p[i] % 16, 0);
+		memset(p[i], (int)(i & 0xff), 1000);
+	}
+	r = fbc_arena_reserved(a);
+	/* 30,000 x 1008 bytes (28.8 MiB) in 256 KiB + 512 KiB + 1 MiB malloc'd and
+	 * 2 + 4 + 8 + 8 + 8 MiB mapped, each of these less its header */
+	assert_true(r <= 7 * k + 30 * (huge / 2));
+	assert_true(r > 7 * k + 30 * (huge / 2) - 5 * 64);
+	for (size_t i = 0; i < 30000; i += 997)
+		for (size_t b = 0; b < 1000; b++)
+			assert_int_equal(p[i][b], (unsigned char)(i & 0xff));
+	/* a big value gets a chunk of its own, in whole huge pages */
+	r = fbc_arena_reserved(a);
+	p[0] = fbc_arena_alloc(a, 3 * huge + 1);
+	assert_non_null(p[0]);
+	big_room = fbc_arena_reserved(a) - r;
+	assert_true(big_room >= 3 * huge + 1 && big_room < 4 * huge);
+	memset(p[0], 7, 3 * huge + 1);
+	fbc_arena_free(a);
+
+	/* a plain arena keeps its chunk size */
+	assert_int_equal(fbc_arena_create(&flat, k), 0);
+	for (size_t i = 0; i < 1000; i++)
+		assert_non_null(fbc_arena_alloc(flat, 1000));
+	assert_int_equal(fbc_arena_reserved(flat), 4 * k);
+	fbc_arena_free(flat);
+}
+
 static void fbc_arena_alloc__large_and_small(void **state)
 {
 	fbc_arena *a = NULL;
@@ -289,6 +332,7 @@ int main(void)
 		cmocka_unit_test(fbc_buf_put_json_string__escapes_controls),
 		cmocka_unit_test(fbc_buf_put_json_string__invalid_utf8_becomes_fffd),
 		cmocka_unit_test(fbc_arena_alloc__large_and_small),
+		cmocka_unit_test(fbc_arena_create_growing__chunks_double_to_the_maximum),
 		cmocka_unit_test(fbc_strmap_put__grows_and_finds),
 		cmocka_unit_test(fbc_diags_sort__orders_and_dedupes_per_channel),
 		cmocka_unit_test(fbc_error_set__truncates),
