@@ -18,6 +18,32 @@ uint64_t fbc_hash_bytes(const void *p, size_t n)
 	return h;
 }
 
+/* The maps' own hash (not fbc_hash_bytes, which is also a checksum on disk
+ * and must not change): eight bytes a step, then murmur3's finaliser, whose
+ * low bits (the slot) depend on every byte. Iteration order follows it; no
+ * caller depends on that order (they sort, or free). */
+static uint64_t key_hash(const char *key, size_t n)
+{
+	const uint64_t k = 0xff51afd7ed558ccdULL;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
+
+	for (; n >= 8; n -= 8, key += 8) {
+		memcpy(&w, key, 8);
+		h = (h ^ w) * k;
+		h ^= h >> 32;
+	}
+	if (n > 0) {
+		w = 0;
+		memcpy(&w, key, n);
+		h = (h ^ w) * k;
+		h ^= h >> 32;
+	}
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
 void fbc_strmap_init(fbc_strmap *m)
 {
 	m->slots = NULL;
@@ -68,7 +94,7 @@ static int grow(fbc_strmap *m)
 
 static int upsert(fbc_strmap *m, const char *key, void *value, void **old, bool replace)
 {
-	uint64_t h = fbc_hash_bytes(key, strlen(key));
+	uint64_t h = key_hash(key, strlen(key));
 	fbc_strmap_slot *s;
 	int rc;
 
@@ -109,7 +135,7 @@ void *fbc_strmap_get(const fbc_strmap *m, const char *key)
 
 	if (!m->cap)
 		return NULL;
-	s = find(m, key, fbc_hash_bytes(key, strlen(key)));
+	s = find(m, key, key_hash(key, strlen(key)));
 	return s->key ? s->value : NULL;
 }
 
@@ -117,7 +143,7 @@ bool fbc_strmap_has(const fbc_strmap *m, const char *key)
 {
 	if (!m->cap)
 		return false;
-	return find(m, key, fbc_hash_bytes(key, strlen(key)))->key != NULL;
+	return find(m, key, key_hash(key, strlen(key)))->key != NULL;
 }
 
 bool fbc_strmap_next(const fbc_strmap *m, size_t *it, const char **key, void **value)
