@@ -342,6 +342,9 @@ static void check_bundles(vctx *v)
 			continue;
 		}
 		for (k = 0; k < b->n_properties; k++) {
+			/* valid, decided at load (decode.c): nothing to report */
+			if (b->property_checks && b->property_checks[k].state > 0)
+				continue;
 			/* bundle objects were checked at load (L11), a missing value
 			 * included: one problem, one finding */
 			if (strcmp(b->properties[k].type, "olm.bundle.object") == 0)
