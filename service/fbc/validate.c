@@ -46,7 +46,10 @@ static void nomem(vctx *v)
 		v->rc = fbc_error_set(v->err, FBC_ENOMEM, NULL, "out of memory during validation");
 }
 
-/* Go %q, several at a time in one message: each call gets its own slot. */
+/* Go %q, several at a time in one message: each call gets its own slot.
+ * Declared without an initialiser and started with `qs.next = 0`: an
+ * initialiser would zero all six slots (3.6 KB) for every bundle, channel
+ * and property checked, and each slot is written before it is read. */
 typedef struct quotes {
 	char s[6][Q_MAX];
 	int next;
@@ -99,9 +102,10 @@ static void check_packages(vctx *v)
 		const fbc_package *p = FBC_CATALOG_AT(v->cat->packages, fbc_package, i);
 		size_t n = strlen(p->name);
 		char errs[1024];
-		quotes qs = {.next = 0};
+		quotes qs;
 		bool bad_len = n > 63;
 
+		qs.next = 0;
 		if (!*p->name) {
 			add(v, "C1", &p->loc, NULL, NULL, NULL,
 			    "config contains package with no name");
@@ -146,9 +150,10 @@ static void check_channels(vctx *v)
 	for (i = 0; i < v->cat->channels.len && !v->rc; i++) {
 		const fbc_channel *c = FBC_CATALOG_AT(v->cat->channels, fbc_channel, i);
 		const char *pkg = c->pkg ? c->package : NULL;
-		quotes qs = {.next = 0};
+		quotes qs;
 		fbc_strmap seen, reported;
 
+		qs.next = 0;
 		if (!c->pkg) {
 			add(v, "C4", &c->loc, NULL, c->name, NULL,
 			    "unknown package %s for channel %s", q(&qs, c->package),
@@ -194,12 +199,13 @@ static json_t *check_property(vctx *v, const fbc_bundle *b, size_t i, bool repor
 {
 	const fbc_property *p = &b->properties[i];
 	const fbc_gt_type *t = fbc_gt_for_property(p->type);
-	quotes qs = {.next = 0};
+	quotes qs;
 	json_t *val;
 	json_error_t jerr;
 	fbc_buf msg;
 	int rc;
 
+	qs.next = 0;
 	if (!p->value) {
 		if (report)
 			add(v, "C11", &b->loc, b->package, NULL, b->name,
@@ -242,10 +248,11 @@ static json_t *check_property(vctx *v, const fbc_bundle *b, size_t i, bool repor
 
 static void check_images(vctx *v, const fbc_bundle *b)
 {
-	quotes qs = {.next = 0};
+	quotes qs;
 	fbc_error e;
 	size_t i;
 
+	qs.next = 0;
 	if (b->images_valid)
 		return; /* decided at load: every image parses */
 	if (*b->image && fbc_imageref_parse(NULL, b->image, &e))
@@ -267,12 +274,13 @@ static void check_images(vctx *v, const fbc_bundle *b)
 static void check_olm_package(vctx *v, const fbc_bundle *b)
 {
 	size_t i, count = 0, first = SIZE_MAX;
-	quotes qs = {.next = 0};
+	quotes qs;
 	json_t *val;
 	const char *pn, *ver, *rel;
 	fbc_semver sv;
 	fbc_error e;
 
+	qs.next = 0;
 	for (i = 0; i < b->n_properties; i++) {
 		if (strcmp(b->properties[i].type, "olm.package") == 0) {
 			if (first == SIZE_MAX)
@@ -322,8 +330,9 @@ static void check_bundles(vctx *v)
 
 	for (i = 0; i < v->cat->bundles.len && !v->rc; i++) {
 		const fbc_bundle *b = FBC_CATALOG_AT(v->cat->bundles, fbc_bundle, i);
-		quotes qs = {.next = 0};
+		quotes qs;
 
+		qs.next = 0;
 		if (!*b->package) {
 			add(v, "C8", &b->loc, NULL, NULL, b->name,
 			    "package name must be set for bundle %s", q(&qs, b->name));
@@ -377,8 +386,9 @@ static void check_entries_have_bundles(vctx *v)
 			fbc_strmap_init(&seen);
 			for (k = 0; k < c->n_entries; k++) {
 				const fbc_channel_entry *e = &c->entries[k];
-				quotes qs = {.next = 0};
+				quotes qs;
 
+				qs.next = 0;
 				if (e->bundle || fbc_strmap_add(&seen, e->name, NULL) != 1)
 					continue;
 				add(v, "C19", &c->loc, p->name, c->name, e->name,
@@ -447,11 +457,12 @@ static void check_deprecations(vctx *v)
 	for (i = 0; i < v->cat->deprecations.len && !v->rc; i++) {
 		const fbc_deprecation *d = FBC_CATALOG_AT(v->cat->deprecations, fbc_deprecation, i);
 		const fbc_package *p = fbc_catalog_package(v->cat, d->package);
-		quotes qs = {.next = 0};
+		quotes qs;
 		fbc_arena *keys = NULL;
 		fbc_strmap seen;
 		entry_set es;
 
+		qs.next = 0;
 		if (!*d->package) {
 			add(v, "C20", &d->loc, NULL, NULL, NULL,
 			    "package name must be set for deprecation item %zu", i);
@@ -588,10 +599,11 @@ static void check_entries(vctx *v, const fbc_package *p, const fbc_channel *c)
 	fbc_strmap_init(&seen);
 	for (k = 0; k < c->n_entries && !v->rc; k++) {
 		const fbc_channel_entry *e = &c->entries[k];
-		quotes qs = {.next = 0};
+		quotes qs;
 		fbc_semver_range *r = NULL;
 		fbc_error err;
 
+		qs.next = 0;
 		if (fbc_strmap_add(&seen, e->name, NULL) != 1)
 			continue; /* C7 */
 		if (!*e->name)
@@ -613,8 +625,9 @@ static void check_entries(vctx *v, const fbc_package *p, const fbc_channel *c)
 
 static void check_bundle_model(vctx *v, const fbc_package *p, const fbc_bundle *b)
 {
-	quotes qs = {.next = 0};
+	quotes qs;
 
+	qs.next = 0;
 	if (b->n_channels == 0)
 		return; /* C18 */
 	if (!*b->image && b->n_bundle_objects == 0)
@@ -877,8 +890,9 @@ static void check_strict(vctx *v)
 
 		for (k = 0; k < b->n_properties; k++) {
 			const fbc_property *p = &b->properties[k];
-			quotes qs = {.next = 0};
+			quotes qs;
 
+			qs.next = 0;
 			if (strcmp(p->type, "olm.csv.metadata") == 0)
 				n_csv++;
 			if (strcmp(p->type, "olm.constraint") == 0 && p->value) {
@@ -907,8 +921,9 @@ static void check_strict(vctx *v)
 			const fbc_package_req *r = &b->package_reqs[k];
 			fbc_semver_range *rg = NULL;
 			fbc_error e;
-			quotes qs = {.next = 0};
+			quotes qs;
 
+			qs.next = 0;
 			if (fbc_semver_range_parse_blang(&rg, r->version_range, &e))
 				add(v, "S5", &b->loc, b->package, NULL, b->name,
 				    "olm.package.required for package %s: invalid versionRange %s: "
@@ -923,8 +938,9 @@ static void check_strict(vctx *v)
 	}
 	for (i = 0; i < v->cat->others.len && !v->rc; i++) {
 		const fbc_other *o = FBC_CATALOG_AT(v->cat->others, fbc_other, i);
-		quotes qs = {.next = 0};
+		quotes qs;
 
+		qs.next = 0;
 		if (!serve_name_ok(o->schema))
 			add(v, "S2", &o->loc, o->package, NULL, NULL,
 			    "invalid custom schema meta: invalid schema %s: must match "
