@@ -55,7 +55,7 @@ static void *arena_malloc(size_t n)
 	size_t need = n ? (n + ALIGN - 1) & ~(size_t)(ALIGN - 1) : ALIGN;
 	char *p;
 
-	if (!ta.on || need > ARENA_BYTES - ta.used)
+	if (!ta.on || n > ARENA_BYTES || need > ARENA_BYTES - ta.used)
 		return malloc(n);
 	if (need > ta.committed - ta.used) {
 		size_t c = ta.committed ? ta.committed : FIRST_COMMIT;
