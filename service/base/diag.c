@@ -75,6 +75,21 @@ int fbc_diags_add(fbc_diags *d, const char *code, const fbc_loc *loc, const char
 	return rc;
 }
 
+int fbc_diags_append(fbc_diags *d, const fbc_diags *from)
+{
+	for (size_t i = 0; i < fbc_diags_count(from); i++) {
+		const fbc_diag *x = fbc_diags_at(from, i);
+		fbc_loc loc = {x->file, x->line};
+		int rc = fbc_diags_add(d, x->code, &loc, x->package, x->channel, x->bundle, "%s",
+				       x->message);
+
+		if (rc)
+			return rc;
+	}
+	d->dropped += from->dropped;
+	return 0;
+}
+
 static int cmp_str(const char *a, const char *b)
 {
 	if (a == b)

@@ -52,6 +52,10 @@ int fbc_diags_vadd(fbc_diags *d, const char *code, const fbc_loc *loc, const cha
 		   const char *channel, const char *bundle, const char *fmt, va_list ap)
 	__attribute__((format(printf, 7, 0)));
 
+/* Append every finding of `from` to d, in order, as if each were added to d
+ * (d's max applies; from's dropped count is added to d's). 0 or FBC_ENOMEM. */
+int fbc_diags_append(fbc_diags *d, const fbc_diags *from);
+
 /* Sort deterministically (file, line, package, channel, bundle, code, message)
  * and drop exact duplicates (a bundle in several channels is reported once). */
 void fbc_diags_sort(fbc_diags *d);

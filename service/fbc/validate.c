@@ -7,11 +7,13 @@
 #include "service/fbc/imageref.h"
 #include "service/fbc/internal.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define Q_MAX 600 /* a Go-quoted name inside a message */
 
@@ -954,10 +956,38 @@ static void check_strict(vctx *v)
 	}
 }
 
+/* check_model on a thread of its own, into findings of its own. */
+typedef struct model_job {
+	vctx v;
+	fbc_diags diags;
+	fbc_error err;
+} model_job;
+
+static void *model_thread(void *arg)
+{
+	model_job *j = arg;
+
+	check_model(&j->v);
+	return NULL;
+}
+
+static bool model_in_parallel(const fbc_catalog *cat, const fbc_validate_opts *opts)
+{
+	long cpus;
+
+	if (opts->threads == 1 || cat->bundles.len + cat->channels.len < FBC_VALIDATE_PARALLEL_MIN)
+		return false;
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	return cpus > 1;
+}
+
 int fbc_validate(const fbc_catalog *cat, const fbc_validate_opts *opts, fbc_diags *diags,
 		 fbc_error *err)
 {
 	static const fbc_validate_opts defaults = {.strict = false};
+	model_job job;
+	pthread_t th;
+	bool parallel;
 	vctx v;
 
 	if (!cat || !diags)
@@ -969,12 +999,35 @@ int fbc_validate(const fbc_catalog *cat, const fbc_validate_opts *opts, fbc_diag
 	v.opts = opts ? opts : &defaults;
 	v.diags = diags;
 	v.err = err;
+	/* V1-V12 read the linked catalog only (as every check does), so they run
+	 * next to the others; their findings follow the others' as they would */
+	parallel = model_in_parallel(cat, v.opts);
+	if (parallel) {
+		memset(&job, 0, sizeof(job));
+		job.v = v;
+		job.v.diags = &job.diags;
+		job.v.err = &job.err;
+		fbc_error_init(&job.err);
+		parallel = fbc_diags_init(&job.diags, diags->max) == 0 &&
+			   pthread_create(&th, NULL, model_thread, &job) == 0;
+		if (!parallel)
+			fbc_diags_dispose(&job.diags);
+	}
 	check_packages(&v);
 	check_channels(&v);
 	check_bundles(&v);
 	check_entries_have_bundles(&v);
 	check_deprecations(&v);
-	check_model(&v);
+	if (parallel) {
+		pthread_join(th, NULL);
+		if (!v.rc && job.v.rc)
+			v.rc = fbc_error_set(err, job.v.rc, NULL, "%s", job.err.message);
+		if (!v.rc && fbc_diags_append(diags, &job.diags))
+			nomem(&v);
+		fbc_diags_dispose(&job.diags);
+	} else {
+		check_model(&v);
+	}
 	if (v.opts->strict)
 		check_strict(&v);
 	return v.rc;

@@ -32,7 +32,14 @@
 
 typedef struct fbc_validate_opts {
 	bool strict; /* S1, S2, S4, S5 */
+	/* 0: the channel-graph and model rules (V1-V12) run on a second thread
+	 * next to the others when the catalog is large (FBC_VALIDATE_PARALLEL_MIN
+	 * bundles and channels) and there are two CPUs; 1: one thread. The
+	 * findings and their order are the same either way. */
+	unsigned threads;
 } fbc_validate_opts;
+
+#define FBC_VALIDATE_PARALLEL_MIN 2000
 
 /* Validate a linked catalog; findings are appended to diags (not sorted:
  * call fbc_diags_sort). opts may be NULL (defaults). Returns 0 whatever the

@@ -594,6 +594,82 @@ static void validate_only__same_findings_less_kept(void **state)
 	}
 }
 
+/* Replace every "foo" of text by pkg (one package per copy of a case). */
+static void put_renamed(fbc_buf *b, const char *text, const char *pkg)
+{
+	for (const char *p = text; *p;) {
+		if (strncmp(p, "foo", 3) == 0) {
+			assert_int_equal(fbc_buf_puts(b, pkg), 0);
+			p += 3;
+		} else {
+			assert_int_equal(fbc_buf_putc(b, *p++), 0);
+		}
+	}
+}
+
+/* One catalog of every case of the rule table, valid and invalid, each copy its own
+ * package, past FBC_VALIDATE_PARALLEL_MIN: validated on one thread and with the model
+ * rules on a second, the findings are the same, in the same order, unsorted; with a
+ * max, the same are kept and the same number dropped. */
+static void validate__parallel_model_same_findings_in_order(void **state)
+{
+	fbc_buf b;
+	tcat t;
+	char pkg[32], *one, *two, *text;
+	size_t copies = 0;
+
+	(void)state;
+	fbc_buf_init(&b, 0);
+	for (int r = 0; copies * 2 < FBC_VALIDATE_PARALLEL_MIN * 3; r++) {
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			if (cases[i].strict)
+				continue;
+			snprintf(pkg, sizeof(pkg), "p%zur%d", i, r);
+			put_renamed(&b, cases[i].invalid, pkg);
+			snprintf(pkg, sizeof(pkg), "v%zur%d", i, r);
+			put_renamed(&b, cases[i].valid, pkg);
+			copies++;
+		}
+	}
+	assert_int_equal(fbc_buf_putc(&b, '\0'), 0);
+	text = sq(b.data);
+	fbc_buf_dispose(&b);
+	memset(&t, 0, sizeof(t));
+	tcat_load(&t, text);
+	assert_true(t.cat->bundles.len + t.cat->channels.len >= FBC_VALIDATE_PARALLEL_MIN);
+	for (int strict = 0; strict < 2; strict++) {
+		for (size_t max = 0; max <= 500; max += 500) {
+			fbc_validate_opts o1 = {.strict = strict, .threads = 1};
+			fbc_validate_opts o2 = {.strict = strict, .threads = 0};
+			fbc_diags d1, d2;
+			fbc_error err;
+			tcat x;
+
+			assert_int_equal(fbc_diags_init(&d1, max), 0);
+			assert_int_equal(fbc_diags_init(&d2, max), 0);
+			assert_int_equal(fbc_validate(t.cat, &o1, &d1, &err), 0);
+			assert_int_equal(fbc_validate(t.cat, &o2, &d2, &err), 0);
+			x.diags = d1;
+			one = findings_text(&x);
+			x.diags = d2;
+			two = findings_text(&x);
+			assert_string_equal(one, two);
+			assert_int_equal(d1.dropped, d2.dropped);
+			if (max)
+				assert_true(d1.dropped >
+					    0); /* the max cut into the model's findings */
+			else
+				assert_true(tcat_count(&x, "V4") > 0 && tcat_count(&x, "C11") > 0);
+			free(one);
+			free(two);
+			fbc_diags_dispose(&d1);
+			fbc_diags_dispose(&d2);
+		}
+	}
+	tcat_dispose(&t);
+	free(text);
+}
+
 /* A bundle object without a value is L11 at load; C11 must not repeat it. */
 static void validate__bundle_object_without_value_reported_once(void **state)
 {
@@ -683,6 +759,7 @@ int main(void)
 		cmocka_unit_test(add_meta__null_array_elements_are_zero_values),
 		cmocka_unit_test(gt_check__int32_range),
 		cmocka_unit_test(validate__bundle_object_without_value_reported_once),
+		cmocka_unit_test(validate__parallel_model_same_findings_in_order),
 		cmocka_unit_test(validate_only__same_findings_less_kept),
 		cmocka_unit_test(check_deprecations__unambiguous_and_linear),
 	};
