@@ -212,7 +212,11 @@ static int dir_list(void *self, fbc_vec *out, const char *rel, fbc_error *err)
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (fstatat(dirfd(dh), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		/* a directory (the entry itself, as lstat would say) needs no size:
+		 * no stat (a tree of 2,000 package directories saves 2,000 calls) */
+		if (de->d_type == DT_DIR)
+			st.st_mode = S_IFDIR;
+		else if (fstatat(dirfd(dh), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 			rc = fbc_error_set(err, FBC_EIO, rel, "cannot stat %s: %s", de->d_name,
 					   strerror(errno));
 			goto done;
