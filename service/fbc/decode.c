@@ -975,6 +975,14 @@ static const struct known {
 #define KNOWN_CSV_METADATA  (known_types[4].s)
 #define KNOWN_BUNDLE_OBJECT (known_types[5].s)
 
+/* Whether t (a shared copy) is one of the types derive_from_values reads:
+ * olm.package, olm.gvk, olm.gvk.required, olm.package.required. */
+static bool is_derived_type(const char *t)
+{
+	return t == known_types[0].s || t == known_types[1].s || t == known_types[2].s ||
+	       t == known_types[3].s;
+}
+
 /* The shared copy of t, or NULL for any other text. */
 static const char *known_type(const char *t)
 {
@@ -1045,10 +1053,14 @@ static int decode_properties(dctx *d, const json_t *arr, fbc_property **out, siz
 				return FBC_ENOMEM;
 			/* in a catalog loaded to be validated: an olm.csv.metadata that
 			 * decodes (C11), and every olm.bundle.object (L11 reads the
-			 * parsed blob, C11 skips them), are never read again */
+			 * parsed blob, C11 skips them), are never read again; nor is
+			 * a valid olm.package, olm.gvk, olm.gvk.required or
+			 * olm.package.required value: derive_from_values reads them
+			 * from this tree, and validation reads the derived fields */
 			if (d->cat->limits.validate_only &&
 			    ((checks && checks[k].state > 0 &&
-			      props[k].type == KNOWN_CSV_METADATA) ||
+			      (props[k].type == KNOWN_CSV_METADATA ||
+			       is_derived_type(props[k].type))) ||
 			     props[k].type == KNOWN_BUNDLE_OBJECT)) {
 				props[k].value = FBC_PROPERTY_NOT_KEPT;
 				props[k].value_len = 0;
