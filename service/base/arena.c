@@ -12,11 +12,16 @@
 #define ALIGN	      16
 #define DEFAULT_CHUNK (64 * 1024)
 
+/* Aligned allocations grow up from data; strings (no alignment) grow down
+ * from data + size, so that they pack without padding. */
 struct chunk {
 	struct chunk *next;
 	size_t size;
-	size_t used;
-	size_t mapped; /* the mapping's length (huge-page chunk), 0: malloc'd */
+	size_t used;   /* data[0, used): aligned allocations */
+	size_t top;    /* data[top, size): strings */
+	size_t mapped; /* the mapping's length (huge-page chunk), 0: malloc'd; a
+			* mapped chunk's free room is zero (the arena never
+			* reuses memory), so calloc need not clear it */
 	_Alignas(16) unsigned char data[];
 };
 
@@ -119,60 +124,85 @@ void fbc_arena_free(fbc_arena *a)
 	free(a);
 }
 
-void *fbc_arena_alloc(fbc_arena *a, size_t n)
+/* A chunk with room for need bytes: the head, or a new one. A big request
+ * gets a chunk of its own, linked behind the head so that the head keeps
+ * filling up. */
+static struct chunk *room(fbc_arena *a, size_t need)
 {
 	struct chunk *c = a->head;
+	bool big;
+
+	if (c && c->top - c->used >= need)
+		return c;
+	big = need > a->chunk_size / 4;
+	c = chunk_new(big ? need : a->chunk_size, need);
+	if (!c)
+		return NULL;
+	c->used = 0;
+	c->top = c->size;
+	a->reserved += c->size;
+	if (!big && a->chunk_size < a->max_chunk)
+		a->chunk_size = a->chunk_size > a->max_chunk / 2 ? a->max_chunk : a->chunk_size * 2;
+	if (big && a->head) {
+		c->next = a->head->next;
+		a->head->next = c;
+	} else {
+		c->next = a->head;
+		a->head = c;
+	}
+	return c;
+}
+
+/* n bytes, 16-byte aligned; *zero: known to be all zero bytes. */
+static void *alloc_aligned(fbc_arena *a, size_t n, bool *zero)
+{
 	size_t need = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+	struct chunk *c;
 	void *p;
 
 	if (n > SIZE_MAX / 2)
 		return NULL;
 	if (need == 0)
 		need = ALIGN;
-	if (!c || c->size - c->used < need) {
-		bool big = need > a->chunk_size / 4;
-
-		c = chunk_new(big ? need : a->chunk_size, need);
-		if (!c)
-			return NULL;
-		c->used = 0;
-		a->reserved += c->size;
-		if (!big && a->chunk_size < a->max_chunk)
-			a->chunk_size =
-				a->chunk_size > a->max_chunk / 2 ? a->max_chunk : a->chunk_size * 2;
-		if (big && a->head) {
-			/* Big allocation: keep filling the current chunk afterwards. */
-			c->next = a->head->next;
-			a->head->next = c;
-		} else {
-			c->next = a->head;
-			a->head = c;
-		}
-	}
+	if (!(c = room(a, need)))
+		return NULL;
 	p = c->data + c->used;
 	c->used += need;
 	a->used += need;
+	*zero = c->mapped != 0;
 	return p;
+}
+
+void *fbc_arena_alloc(fbc_arena *a, size_t n)
+{
+	bool zero;
+
+	return alloc_aligned(a, n, &zero);
 }
 
 void *fbc_arena_calloc(fbc_arena *a, size_t count, size_t size)
 {
 	void *p;
+	bool zero;
 
 	if (size && count > SIZE_MAX / size)
 		return NULL;
-	p = fbc_arena_alloc(a, count * size);
-	if (p)
+	p = alloc_aligned(a, count * size, &zero);
+	if (p && !zero)
 		memset(p, 0, count * size);
 	return p;
 }
 
 char *fbc_arena_strndup(fbc_arena *a, const char *s, size_t n)
 {
-	char *p = fbc_arena_alloc(a, n + 1);
+	struct chunk *c;
+	char *p;
 
-	if (!p)
+	if (n > SIZE_MAX / 2 || !(c = room(a, n + 1)))
 		return NULL;
+	c->top -= n + 1;
+	p = (char *)c->data + c->top;
+	a->used += n + 1;
 	memcpy(p, s, n);
 	p[n] = '\0';
 	return p;

@@ -28,6 +28,8 @@ void fbc_arena_free(fbc_arena *a);
 /* 16-byte aligned, uninitialised. */
 void *fbc_arena_alloc(fbc_arena *a, size_t n);
 void *fbc_arena_calloc(fbc_arena *a, size_t count, size_t size);
+/* Strings are packed (no alignment, no padding): a chunk hands them out from
+ * its end, aligned allocations from its start. */
 char *fbc_arena_strndup(fbc_arena *a, const char *s, size_t n);
 char *fbc_arena_strdup(fbc_arena *a, const char *s);
 char *fbc_arena_printf(fbc_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

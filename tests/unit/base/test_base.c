@@ -55,6 +55,63 @@ static void fbc_buf_put_json_string__invalid_utf8_becomes_fffd(void **state)
 	fbc_buf_dispose(&b);
 }
 
+/* Strings pack without padding (from each chunk's end) between aligned
+ * allocations (from its start); calloc clears, whichever chunk serves it; a
+ * string too long for the head gets room elsewhere; every byte stays put. */
+static void fbc_arena_strndup__packed_beside_aligned(void **state)
+{
+	fbc_arena *a = NULL;
+	char *s[4000], expect[64];
+	unsigned char *q[4000];
+	size_t before;
+
+	(void)state;
+	for (size_t n = 4096; n <= 65536; n *= 2) {
+		/* dirty memory for malloc to hand the first chunks */
+		void *dirty = malloc(n + 64);
+
+		assert_non_null(dirty);
+		memset(dirty, 0xaa, n + 64);
+		free(dirty);
+	}
+	assert_int_equal(fbc_arena_create_growing(&a, 4096, (size_t)4 << 20), 0);
+	before = fbc_arena_used(a);
+	s[0] = fbc_arena_strdup(a, "ab");
+	s[1] = fbc_arena_strdup(a, "cde");
+	assert_int_equal(fbc_arena_used(a) - before, 3 + 4); /* no padding */
+	assert_ptr_equal(s[0], s[1] + 4);		     /* packed, downwards */
+	for (size_t i = 0; i < 4000; i++) {
+		int n = snprintf(expect, sizeof(expect), "string-%zu", i * 7919);
+
+		s[i] = fbc_arena_strndup(a, expect, (size_t)n);
+		q[i] = fbc_arena_calloc(a, 1, 24 + i % 50);
+		assert_non_null(s[i]);
+		assert_non_null(q[i]);
+		assert_int_equal((uintptr_t)q[i] % 16, 0);
+		for (size_t b = 0; b < 24 + i % 50; b++)
+			assert_int_equal(q[i][b], 0);
+		memset(q[i], 0xff, 24 + i % 50);
+	}
+	for (size_t i = 0; i < 4000; i++) {
+		snprintf(expect, sizeof(expect), "string-%zu", i * 7919);
+		assert_string_equal(s[i], expect);
+		assert_int_equal(q[i][0], 0xff);
+	}
+	/* longer than a chunk: a chunk of its own, the head keeps filling */
+	{
+		char *big = malloc(3 << 20);
+
+		assert_non_null(big);
+		memset(big, 'y', 3 << 20);
+		s[0] = fbc_arena_strndup(a, big, (3 << 20) - 1);
+		assert_non_null(s[0]);
+		assert_int_equal(strlen(s[0]), (3 << 20) - 1);
+		free(big);
+	}
+	assert_string_equal(fbc_arena_strdup(a, "tail"), "tail");
+	fbc_arena_free(a);
+}
+
 /* A growing arena's chunks double up to the maximum; chunks of 2 MiB and more
  * are mapped (whole huge pages, less a header); every byte stays usable. */
 static void fbc_arena_create_growing__chunks_double_to_the_maximum(void **state)
@@ -370,6 +427,7 @@ int main(void)
 		cmocka_unit_test(fbc_buf_put_json_string__invalid_utf8_becomes_fffd),
 		cmocka_unit_test(fbc_arena_alloc__large_and_small),
 		cmocka_unit_test(fbc_arena_create_growing__chunks_double_to_the_maximum),
+		cmocka_unit_test(fbc_arena_strndup__packed_beside_aligned),
 		cmocka_unit_test(fbc_strmap_put__grows_and_finds),
 		cmocka_unit_test(fbc_strmap_get__similar_keys_spread),
 		cmocka_unit_test(fbc_diags_sort__orders_and_dedupes_per_channel),
