@@ -35,5 +35,6 @@ int fbc_cli_load_to_validate(fbc_catalog **out, const char *cmd, const char *dir
 
 	fbc_load_limits_default(&lim);
 	lim.validate_only = true;
+	lim.validate_lean = true;
 	return load(out, cmd, dir, diags, &lim);
 }

@@ -53,8 +53,9 @@ int fbc_cli_check_dir(const char *cmd, const char *dir);
  * findings. Returns 0, or FBC_CLI_USAGE after printing why the load could
  * not run. */
 int fbc_cli_load(fbc_catalog **out, const char *cmd, const char *dir, fbc_diags *diags);
-/* The same for a catalog that is only validated (fbc_load_limits.validate_only: values
- * validation never reads are not kept, so the catalog takes less memory). */
+/* The same for a catalog that is only validated (fbc_load_limits.validate_only and
+ * validate_lean: values validation never reads are not kept, so the catalog takes less
+ * memory; nothing but fbc_validate may read it). */
 int fbc_cli_load_to_validate(fbc_catalog **out, const char *cmd, const char *dir, fbc_diags *diags);
 
 /* One finding as a text line (no newline): `file:line: code: [context: ]message`,

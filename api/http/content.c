@@ -321,6 +321,7 @@ int fbc_http_content_load(fbc_catalog **out, fbc_diags *diags, const char *conte
 
 	fbc_load_limits_default(&load_lim);
 	load_lim.validate_only = validate_only;
+	load_lim.validate_lean = validate_only; /* only validated: nothing else reads it */
 	if (kind == FBC_CONTENT_UNKNOWN) {
 		rc = fbc_error_set(err, FBC_EINVAL, "Content-Type",
 				   "'%s' is not application/gzip (tar.gz), application/x-tar, "

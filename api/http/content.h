@@ -62,7 +62,8 @@ enum { FBC_CONTENT_UNKNOWN = 0, FBC_CONTENT_TAR, FBC_CONTENT_JSON, FBC_CONTENT_Y
  * the extraction directory is created; lim bounds it (NULL = defaults),
  * and what it took from lim->budget is given back before returning.
  * validate_only: the catalog is only validated, never stored or served
- * (fbc_load_limits.validate_only: less memory per request). */
+ * (fbc_load_limits.validate_only and validate_lean: less memory per
+ * request; nothing but validation may read the catalog). */
 int fbc_http_content_load(fbc_catalog **out, fbc_diags *diags, const char *content_type,
 			  const char *body, size_t len, const char *tmp_root,
 			  const fbc_untar_limits *lim, bool validate_only, fbc_error *err);

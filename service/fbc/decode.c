@@ -947,6 +947,7 @@ static int typed_check(dctx *d, const fbc_gt_type *t, const char *what, const ch
 }
 
 const char FBC_PROPERTY_NOT_KEPT[] = "";
+const char FBC_IMAGE_NOT_KEPT[] = "(image not kept: the catalog was loaded to be validated)";
 
 /* The property types every bundle repeats, shared instead of copied (a
  * catalog holds one per property: thousands). */
@@ -1053,14 +1054,15 @@ static int decode_properties(dctx *d, const json_t *arr, fbc_property **out, siz
 				return FBC_ENOMEM;
 			/* in a catalog loaded to be validated: an olm.csv.metadata that
 			 * decodes (C11), and every olm.bundle.object (L11 reads the
-			 * parsed blob, C11 skips them), are never read again; nor is
-			 * a valid olm.package, olm.gvk, olm.gvk.required or
+			 * parsed blob, C11 skips them), are never read again; when
+			 * only validation reads it (validate_lean), nor is a valid
+			 * olm.package, olm.gvk, olm.gvk.required or
 			 * olm.package.required value: derive_from_values reads them
 			 * from this tree, and validation reads the derived fields */
 			if (d->cat->limits.validate_only &&
 			    ((checks && checks[k].state > 0 &&
 			      (props[k].type == KNOWN_CSV_METADATA ||
-			       is_derived_type(props[k].type))) ||
+			       (d->cat->limits.validate_lean && is_derived_type(props[k].type)))) ||
 			     props[k].type == KNOWN_BUNDLE_OBJECT)) {
 				props[k].value = FBC_PROPERTY_NOT_KEPT;
 				props[k].value_len = 0;
@@ -1414,17 +1416,24 @@ static int derive_from_values(dctx *d, fbc_bundle *b, const json_t *arr)
 	return rc;
 }
 
-/* Whether every image of the bundle parses as a pull spec (validation's
- * C14/C15), decided here on the parser thread. */
-static bool images_parse(const fbc_bundle *b)
+/* Whether the bundle's image and every relatedImages image parse as pull
+ * specs (validation's C14/C15), decided here on the parser thread from the
+ * blob's strings, as decode_bundle reads them. */
+static bool images_parse(const json_t *blob)
 {
+	const json_t *rel = fbc_gt_get(blob, "relatedImages");
+	const char *img = fbc_gt_get_str(blob, "image");
+	size_t n = json_is_array(rel) ? json_array_size(rel) : 0;
 	fbc_error e;
 
-	if (*b->image && fbc_imageref_parse(NULL, b->image, &e))
+	if (*img && fbc_imageref_parse(NULL, img, &e))
 		return false;
-	for (size_t i = 0; i < b->n_related_images; i++) {
-		const char *img = b->related_images[i].image;
+	for (size_t i = 0; i < n; i++) {
+		const json_t *r = json_array_get(rel, i);
 
+		if (!json_is_object(r))
+			continue;
+		img = fbc_gt_get_str(r, "image");
 		if (*img && fbc_imageref_parse(NULL, img, &e))
 			return false;
 	}
@@ -1444,11 +1453,18 @@ static int decode_bundle(dctx *d)
 	DUP(d, b->package, fbc_gt_get_str(blob, "package"));
 	if ((rc = typed_check(d, &fbc_gt_bundle, "bundle", b->package)))
 		return rc;
-	DUP(d, b->image, fbc_gt_get_str(blob, "image"));
+	b->images_valid = images_parse(blob);
+	if (d->cat->limits.validate_only && d->cat->limits.validate_lean && b->images_valid) {
+		/* validation reads them no further (V9 asks whether there is an image) */
+		b->image = *fbc_gt_get_str(blob, "image") ? FBC_IMAGE_NOT_KEPT : "";
+		rel = NULL;
+	} else {
+		DUP(d, b->image, fbc_gt_get_str(blob, "image"));
+		rel = fbc_gt_get(blob, "relatedImages");
+	}
 	if ((rc = decode_properties(d, fbc_gt_get(blob, "properties"), &b->properties,
 				    &b->n_properties, &b->property_checks)))
 		return rc;
-	rel = fbc_gt_get(blob, "relatedImages");
 	n = json_is_array(rel) ? json_array_size(rel) : 0;
 	if (n) {
 		b->related_images = fbc_arena_calloc(d->arena, n, sizeof(*b->related_images));
@@ -1465,7 +1481,6 @@ static int decode_bundle(dctx *d)
 		DUP(d, ri->image, fbc_gt_get_str(r, "image"));
 		b->n_related_images++;
 	}
-	b->images_valid = images_parse(b);
 	b->loc = d->loc;
 	b->version = "";
 	b->release = "";

@@ -337,9 +337,9 @@ int fbc_catalog_load_tree_cached(fbc_catalog **out, fbc_tree *t, const fbc_load_
 		const fbc_load_limits *l = &cat->limits;
 
 		/* the records depend on the content and on these */
-		snprintf(lc.key_suffix, sizeof(lc.key_suffix), "%d %zu %zu %zu %zu %zu %zu",
-			 l->validate_only ? 1 : 0, l->max_file_bytes, l->max_depth,
-			 l->max_alias_nodes, l->max_string_bytes, l->max_expand_ratio,
+		snprintf(lc.key_suffix, sizeof(lc.key_suffix), "%d%d %zu %zu %zu %zu %zu %zu",
+			 l->validate_only ? 1 : 0, l->validate_lean ? 1 : 0, l->max_file_bytes,
+			 l->max_depth, l->max_alias_nodes, l->max_string_bytes, l->max_expand_ratio,
 			 l->max_expanded_bytes);
 		lc.cc = cc;
 		stage.lookup = lookup;

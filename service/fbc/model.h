@@ -37,6 +37,10 @@ typedef struct fbc_property {
 } fbc_property;
 
 extern const char FBC_PROPERTY_NOT_KEPT[];
+/* A bundle's image in a catalog loaded with fbc_load_limits.validate_only and
+ * validate_lean when it and every relatedImages image parse (images_valid): validation only
+ * asks whether there is one (V9); the related images are not kept either. */
+extern const char FBC_IMAGE_NOT_KEPT[];
 
 /* The C11 verdict on one bundle property, decided at load while the value
  * is still parsed, so that validation need not parse the text again. */
@@ -107,10 +111,10 @@ typedef struct fbc_related_image {
 struct fbc_bundle {
 	const char *name;
 	const char *package;
-	const char *image;
+	const char *image; /* "" when absent; FBC_IMAGE_NOT_KEPT (see above) */
 	fbc_property *properties;
 	size_t n_properties;
-	fbc_related_image *related_images;
+	fbc_related_image *related_images; /* NULL, 0 with FBC_IMAGE_NOT_KEPT */
 	size_t n_related_images;
 	fbc_loc loc;
 	/* Derived by fbc_catalog_link from the properties (valid ones only). */

@@ -43,6 +43,7 @@ void fbc_load_limits_default(fbc_load_limits *lim)
 	lim->max_files = 100000;
 	lim->threads = 0;
 	lim->validate_only = false;
+	lim->validate_lean = false;
 }
 
 void fbc_load_limits_resolve(fbc_load_limits *out, const fbc_load_limits *lim)

@@ -518,18 +518,22 @@ static char *findings_text(const tcat *t)
 	return fbc_buf_detach(&b, NULL);
 }
 
-/* A catalog loaded only to be validated (fbc_load_limits.validate_only) keeps no
- * olm.csv.metadata, olm.package, olm.gvk, olm.gvk.required or olm.package.required
- * value that decodes, keeps those that do not, and gives exactly the findings of a
- * full load: every valid and invalid case of the rule table, strict or not. */
+/* A catalog loaded only to be validated (fbc_load_limits.validate_only and
+ * validate_lean) keeps no olm.csv.metadata, olm.package, olm.gvk, olm.gvk.required or
+ * olm.package.required value that decodes, nor images that parse, keeps those that do
+ * not, and gives exactly the findings of a full load: every valid and invalid case of
+ * the rule table, strict or not. validate_only alone keeps all but olm.csv.metadata. */
 static void validate_only__same_findings_less_kept(void **state)
 {
-	fbc_load_limits lim;
-	size_t dropped = 0, dropped_package = 0;
+	fbc_load_limits lim, checks_lim;
+	size_t dropped = 0, dropped_package = 0, images_gone = 0;
 
 	(void)state;
 	fbc_load_limits_default(&lim);
 	lim.validate_only = true;
+	lim.validate_lean = true;
+	checks_lim = lim;
+	checks_lim.validate_lean = false;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *texts[2] = {cases[i].valid, cases[i].invalid};
 
@@ -557,6 +561,7 @@ static void validate_only__same_findings_less_kept(void **state)
 					const fbc_bundle *x =
 						FBC_CATALOG_AT(b.cat->bundles, fbc_bundle, j);
 
+					images_gone += x->image == FBC_IMAGE_NOT_KEPT;
 					for (size_t q = 0; q < x->n_properties; q++) {
 						bool gone = x->properties[q].value ==
 							    FBC_PROPERTY_NOT_KEPT;
@@ -577,6 +582,7 @@ static void validate_only__same_findings_less_kept(void **state)
 	}
 	assert_true(dropped > dropped_package);
 	assert_true(dropped_package > 0);
+	assert_true(images_gone > 0);
 	/* a value that does not decode is kept (and reported); the valid olm.package
 	 * beside it is not, its fields live on as the bundle's derived ones */
 	{
@@ -599,6 +605,18 @@ static void validate_only__same_findings_less_kept(void **state)
 			assert_non_null(strstr(x->properties[1].value, "displayName"));
 			assert_true(x->properties[0].value == FBC_PROPERTY_NOT_KEPT);
 			assert_string_equal(x->version, "1.0.0");
+			assert_ptr_equal(x->image, FBC_IMAGE_NOT_KEPT);
+		}
+		tcat_dispose(&b);
+		/* what the resolver and the pull-request checks read stays */
+		memset(&b, 0, sizeof(b));
+		tcat_load_limits(&b, s, &checks_lim);
+		{
+			const fbc_bundle *x = FBC_CATALOG_AT(b.cat->bundles, fbc_bundle, 0);
+
+			assert_true(x->properties[1].value != FBC_PROPERTY_NOT_KEPT);
+			assert_non_null(strstr(x->properties[0].value, "1.0.0"));
+			assert_string_equal(x->image, "quay.io/foo/b:v1");
 		}
 		tcat_dispose(&b);
 		free(s);
