@@ -1355,14 +1355,16 @@ static int derive_from_values(dctx *d, fbc_bundle *b, const json_t *arr)
 	size_t n = json_is_array(arr) ? json_array_size(arr) : 0, i, k = 0;
 	size_t n_gvk = 0, n_req = 0, n_preq = 0;
 	bool have_pkg = false;
+	/* validation reads no GVK: a lean load derives none */
+	bool gvks = !d->cat->limits.validate_only || !d->cat->limits.validate_lean;
 	int rc = 0;
 
 	for (i = 0; i < b->n_properties; i++) {
 		const char *t = b->properties[i].type;
 
-		if (strcmp(t, "olm.gvk") == 0)
+		if (gvks && strcmp(t, "olm.gvk") == 0)
 			n_gvk++;
-		else if (strcmp(t, "olm.gvk.required") == 0)
+		else if (gvks && strcmp(t, "olm.gvk.required") == 0)
 			n_req++;
 		else if (strcmp(t, "olm.package.required") == 0)
 			n_preq++;
@@ -1399,9 +1401,9 @@ static int derive_from_values(dctx *d, fbc_bundle *b, const json_t *arr)
 				b->has_semver = fbc_semver_parse(&b->semver, b->version,
 								 strlen(b->version), &e) == 0;
 			}
-		} else if (strcmp(t, "olm.gvk") == 0) {
+		} else if (gvks && strcmp(t, "olm.gvk") == 0) {
 			rc = derive_gvk(d, &b->provided[b->n_provided++], v);
-		} else if (strcmp(t, "olm.gvk.required") == 0) {
+		} else if (gvks && strcmp(t, "olm.gvk.required") == 0) {
 			rc = derive_gvk(d, &b->required[b->n_required++], v);
 		} else if (strcmp(t, "olm.package.required") == 0) {
 			fbc_package_req *r = &b->package_reqs[b->n_package_reqs++];

@@ -124,9 +124,9 @@ struct fbc_bundle {
 	const char *olm_package_name; /* its packageName; NULL: no valid olm.package */
 	fbc_semver semver;	      /* valid when has_semver */
 	bool has_semver;
-	fbc_gvk *provided; /* olm.gvk */
+	fbc_gvk *provided; /* olm.gvk (none derived in a validate_lean load) */
 	size_t n_provided;
-	fbc_gvk *required; /* olm.gvk.required */
+	fbc_gvk *required; /* olm.gvk.required (the same) */
 	size_t n_required;
 	fbc_package_req *package_reqs; /* olm.package.required */
 	size_t n_package_reqs;

@@ -53,9 +53,9 @@ typedef struct fbc_load_limits {
 	/* With validate_only: fbc_validate is all that reads the catalog
 	 * (`fbcd validate`, POST /v1/validate), so the valid olm.package, olm.gvk,
 	 * olm.gvk.required and olm.package.required values are not kept either
-	 * (validation reads the bundle fields derived from them at load), nor,
-	 * when they all parse, a bundle's image and related images
-	 * (FBC_IMAGE_NOT_KEPT). The resolver and the pull-request checks read
+	 * (validation reads the bundle fields derived from them at load, GVKs
+	 * excepted: none are derived), nor, when they all parse, a bundle's image
+	 * and related images (FBC_IMAGE_NOT_KEPT). The resolver and the pull-request checks read
 	 * those: they load with validate_only alone. Default false. */
 	bool validate_lean;
 } fbc_load_limits;
