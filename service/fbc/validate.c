@@ -751,11 +751,12 @@ static void check_deprecation_messages(vctx *v, const fbc_package *p)
 	fbc_strmap_dispose(&es.names);
 }
 
-static void check_model(vctx *v)
+/* V1-V12 for the sorted packages [from, to). */
+static void check_model(vctx *v, size_t from, size_t to)
 {
 	size_t i, j;
 
-	for (i = 0; i < v->cat->n_sorted_packages && !v->rc; i++) {
+	for (i = from; i < to && !v->rc; i++) {
 		const fbc_package *p = v->cat->sorted_packages[i];
 
 		if (!*p->default_channel)
@@ -956,36 +957,76 @@ static void check_strict(vctx *v)
 	}
 }
 
-/* check_model on a thread of its own, into findings of its own. */
+/* check_model on large catalogs: the sorted packages cut into parts, each
+ * checked into findings of its own by whichever of two threads takes it
+ * next (a thread of its own, and the calling thread once the other rules
+ * are done), then appended in order. */
+#define MODEL_PARTS 32
+
 typedef struct model_job {
-	vctx v;
-	fbc_diags diags;
-	fbc_error err;
+	vctx v; /* cat and opts for every part */
+	size_t n_parts;
+	size_t next; /* the next part to take (atomic) */
+	fbc_diags diags[MODEL_PARTS];
+	fbc_error err[MODEL_PARTS];
+	int rc[MODEL_PARTS];
 } model_job;
+
+static void model_parts(model_job *j)
+{
+	size_t n = j->v.cat->n_sorted_packages;
+
+	for (;;) {
+		size_t k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+		vctx v = j->v;
+
+		if (k >= j->n_parts)
+			return;
+		v.diags = &j->diags[k];
+		v.err = &j->err[k];
+		v.rc = 0;
+		check_model(&v, k * n / j->n_parts, (k + 1) * n / j->n_parts);
+		j->rc[k] = v.rc;
+	}
+}
 
 static void *model_thread(void *arg)
 {
-	model_job *j = arg;
-
-	check_model(&j->v);
+	model_parts(arg);
 	return NULL;
 }
 
-static bool model_in_parallel(const fbc_catalog *cat, const fbc_validate_opts *opts)
+/* The parts set up (NULL: too few packages or CPUs, or no memory). */
+static model_job *model_in_parallel(const vctx *v)
 {
-	long cpus;
+	const fbc_catalog *cat = v->cat;
+	model_job *j;
+	size_t k;
 
-	if (opts->threads == 1 || cat->bundles.len + cat->channels.len < FBC_VALIDATE_PARALLEL_MIN)
-		return false;
-	cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	return cpus > 1;
+	if (v->opts->threads == 1 ||
+	    cat->bundles.len + cat->channels.len < FBC_VALIDATE_PARALLEL_MIN ||
+	    sysconf(_SC_NPROCESSORS_ONLN) < 2 || !(j = calloc(1, sizeof(*j))))
+		return NULL;
+	j->v = *v;
+	j->n_parts = cat->n_sorted_packages < MODEL_PARTS ? cat->n_sorted_packages : MODEL_PARTS;
+	for (k = 0; k < j->n_parts; k++) {
+		fbc_error_init(&j->err[k]);
+		if (fbc_diags_init(&j->diags[k], v->diags->max))
+			break;
+	}
+	if (k == j->n_parts && k > 0)
+		return j;
+	for (size_t i = 0; i <= k && i < j->n_parts; i++)
+		fbc_diags_dispose(&j->diags[i]);
+	free(j);
+	return NULL;
 }
 
 int fbc_validate(const fbc_catalog *cat, const fbc_validate_opts *opts, fbc_diags *diags,
 		 fbc_error *err)
 {
 	static const fbc_validate_opts defaults = {.strict = false};
-	model_job job;
+	model_job *job;
 	pthread_t th;
 	bool parallel;
 	vctx v;
@@ -1001,17 +1042,13 @@ int fbc_validate(const fbc_catalog *cat, const fbc_validate_opts *opts, fbc_diag
 	v.err = err;
 	/* V1-V12 read the linked catalog only (as every check does), so they run
 	 * next to the others; their findings follow the others' as they would */
-	parallel = model_in_parallel(cat, v.opts);
-	if (parallel) {
-		memset(&job, 0, sizeof(job));
-		job.v = v;
-		job.v.diags = &job.diags;
-		job.v.err = &job.err;
-		fbc_error_init(&job.err);
-		parallel = fbc_diags_init(&job.diags, diags->max) == 0 &&
-			   pthread_create(&th, NULL, model_thread, &job) == 0;
-		if (!parallel)
-			fbc_diags_dispose(&job.diags);
+	job = model_in_parallel(&v);
+	parallel = job && pthread_create(&th, NULL, model_thread, job) == 0;
+	if (job && !parallel) {
+		for (size_t k = 0; k < job->n_parts; k++)
+			fbc_diags_dispose(&job->diags[k]);
+		free(job);
+		job = NULL;
 	}
 	check_packages(&v);
 	check_channels(&v);
@@ -1019,14 +1056,19 @@ int fbc_validate(const fbc_catalog *cat, const fbc_validate_opts *opts, fbc_diag
 	check_entries_have_bundles(&v);
 	check_deprecations(&v);
 	if (parallel) {
+		model_parts(job); /* the parts the other thread has not taken */
 		pthread_join(th, NULL);
-		if (!v.rc && job.v.rc)
-			v.rc = fbc_error_set(err, job.v.rc, NULL, "%s", job.err.message);
-		if (!v.rc && fbc_diags_append(diags, &job.diags))
-			nomem(&v);
-		fbc_diags_dispose(&job.diags);
+		for (size_t k = 0; k < job->n_parts; k++) {
+			if (!v.rc && job->rc[k])
+				v.rc = fbc_error_set(err, job->rc[k], NULL, "%s",
+						     job->err[k].message);
+			if (!v.rc && fbc_diags_append(diags, &job->diags[k]))
+				nomem(&v);
+			fbc_diags_dispose(&job->diags[k]);
+		}
+		free(job);
 	} else {
-		check_model(&v);
+		check_model(&v, 0, cat->n_sorted_packages);
 	}
 	if (v.opts->strict)
 		check_strict(&v);

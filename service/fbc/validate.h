@@ -34,8 +34,10 @@ typedef struct fbc_validate_opts {
 	bool strict; /* S1, S2, S4, S5 */
 	/* 0: the channel-graph and model rules (V1-V12) run on a second thread
 	 * next to the others when the catalog is large (FBC_VALIDATE_PARALLEL_MIN
-	 * bundles and channels) and there are two CPUs; 1: one thread. The
-	 * findings and their order are the same either way. */
+	 * bundles and channels) and there are two CPUs, in parts (of the sorted
+	 * packages) that the calling thread takes too once the other rules are
+	 * done; 1: one thread. The findings and their order are the same either
+	 * way. */
 	unsigned threads;
 } fbc_validate_opts;
 
