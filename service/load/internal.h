@@ -47,10 +47,18 @@ int fbc_load_parse_data_staged(fbc_vec *items, const char *data, size_t len,
  * used; NULL when the value has anything the fast path leaves to jansson (escapes, reals,
  * duplicate keys, errors...). */
 json_t *fbc_json_fast_object(const char *data, size_t len, size_t *consumed);
-/* The same, and *within: whether the value keeps to lim's max_depth and max_string_bytes
- * (fbc_json_within's verdict, found while parsing). lim is resolved (no zero fields). */
-json_t *fbc_json_fast_object_within(const char *data, size_t len, size_t *consumed,
-				    const fbc_load_limits *lim, bool *within);
+/* What fbc_json_fast_parse found besides the value. */
+typedef struct fbc_json_fast_info {
+	size_t consumed; /* the bytes the value used */
+	/* whether the value keeps to lim's max_depth and max_string_bytes
+	 * (fbc_json_within's verdict, found while parsing); false without lim */
+	bool within;
+	int lines; /* newlines in the consumed bytes (all of them white space) */
+} fbc_json_fast_info;
+/* The same as fbc_json_fast_object, with *info. lim (may be NULL) is resolved (no zero
+ * fields). */
+json_t *fbc_json_fast_parse(const char *data, size_t len, const fbc_load_limits *lim,
+			    fbc_json_fast_info *info);
 
 /* Whether a decoded value keeps to lim's max_depth and max_string_bytes; when not, *which
  * names the first limit broken (in a depth-first walk). depth: the value's own (0 for a

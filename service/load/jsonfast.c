@@ -30,12 +30,17 @@ typedef struct jf {
 	const unsigned char *p, *end;
 	int deepest;	/* the deepest container's depth (the top-level object: 1) */
 	size_t longest; /* the longest string or key, decoded */
+	int lines;	/* newlines passed (strings hold none: a control character) */
 } jf;
 
 static void skip_space(jf *j)
 {
-	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
-		j->p++;
+	for (; j->p < j->end; j->p++) {
+		if (*j->p == '\n')
+			j->lines++;
+		else if (*j->p != ' ' && *j->p != '\t' && *j->p != '\r')
+			break;
+	}
 }
 
 /* jansson's UTF-8 rules (utf.c): no overlong forms, no surrogates, nothing above U+10FFFF. */
@@ -434,23 +439,29 @@ static json_t *value(jf *j, int depth)
 	}
 }
 
-json_t *fbc_json_fast_object_within(const char *data, size_t len, size_t *consumed,
-				    const fbc_load_limits *lim, bool *within)
+json_t *fbc_json_fast_parse(const char *data, size_t len, const fbc_load_limits *lim,
+			    fbc_json_fast_info *info)
 {
-	jf j = {(const unsigned char *)data, (const unsigned char *)data + len, 0, 0};
+	jf j = {(const unsigned char *)data, (const unsigned char *)data + len, 0, 0, 0};
 	json_t *v;
 
 	if (len == 0 || data[0] != '{')
 		return NULL;
 	if (!(v = object(&j, 1)))
 		return NULL;
-	*consumed = (size_t)(j.p - (const unsigned char *)data);
-	if (within != NULL)
-		*within = (size_t)j.deepest <= lim->max_depth && j.longest <= lim->max_string_bytes;
+	info->consumed = (size_t)(j.p - (const unsigned char *)data);
+	info->within =
+		lim && (size_t)j.deepest <= lim->max_depth && j.longest <= lim->max_string_bytes;
+	info->lines = j.lines;
 	return v;
 }
 
 json_t *fbc_json_fast_object(const char *data, size_t len, size_t *consumed)
 {
-	return fbc_json_fast_object_within(data, len, consumed, NULL, NULL);
+	fbc_json_fast_info info;
+	json_t *v = fbc_json_fast_parse(data, len, NULL, &info);
+
+	if (v)
+		*consumed = info.consumed;
+	return v;
 }

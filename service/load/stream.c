@@ -604,6 +604,7 @@ static int parse_json_stream(fbc_vec *items, const char *data, size_t len,
 		json_t *v;
 		const char *which = NULL;
 		bool within = false; /* the fast path measured it within the limits */
+		int doc_lines = -1;  /* the fast path counted the value's lines */
 
 		while (pos < len && json_space(data[pos]))
 			pos++;
@@ -613,11 +614,12 @@ static int parse_json_stream(fbc_vec *items, const char *data, size_t len,
 		counted = data + pos;
 		/* catalogs' objects: the fast path, or jansson for anything unusual */
 		{
-			size_t used = 0;
+			fbc_json_fast_info info;
 
-			if ((v = fbc_json_fast_object_within(data + pos, len - pos, &used, lim,
-							     &within)) != NULL) {
-				pos += used;
+			if ((v = fbc_json_fast_parse(data + pos, len - pos, lim, &info)) != NULL) {
+				pos += info.consumed;
+				within = info.within;
+				doc_lines = info.lines;
 				goto parsed;
 			}
 		}
@@ -673,6 +675,10 @@ static int parse_json_stream(fbc_vec *items, const char *data, size_t len,
 		}
 		if (rc != 0)
 			goto done;
+		if (doc_lines >= 0) { /* no need to count them again */
+			line += doc_lines;
+			counted = data + pos;
+		}
 	}
 done:
 	free(clean);

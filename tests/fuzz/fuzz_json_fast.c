@@ -5,7 +5,8 @@
  * order) from the same bytes, consuming as many; otherwise the fast path
  * would change what the loader yields. Its verdict on the depth and string
  * limits (picked from the input's size, so that both answers occur) must be
- * fbc_json_within's. Aborts on any difference.
+ * fbc_json_within's, and the newlines it counts those of the bytes it used.
+ * Aborts on any difference.
  */
 #include "tests/fuzz/fuzz.h"
 
@@ -20,18 +21,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t used = 0;
 	fbc_load_limits lim;
-	bool within = false;
+	fbc_json_fast_info info;
 	const char *which = NULL;
 	json_t *fast, *slow;
 	json_error_t jerr;
+	int lines = 0;
 
 	fbc_load_limits_default(&lim);
 	lim.max_depth = 1 + size % 7;
 	lim.max_string_bytes = size % 61;
-	fast = fbc_json_fast_object_within((const char *)data, size, &used, &lim, &within);
+	fast = fbc_json_fast_parse((const char *)data, size, &lim, &info);
 	if (!fast)
 		return 0;
-	if (within != fbc_json_within(fast, 0, &lim, &which))
+	used = info.consumed;
+	if (info.within != fbc_json_within(fast, 0, &lim, &which))
+		abort();
+	for (size_t i = 0; i < used; i++)
+		lines += data[i] == '\n';
+	if (lines != info.lines)
 		abort();
 	slow = json_loadb((const char *)data, size, JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY,
 			  &jerr);

@@ -52,6 +52,41 @@ static void fbc_load_dir__walks_lexically_and_parses_every_name(void **state)
 	rm_tree(root);
 }
 
+/* The line of each blob of a JSON stream, whichever parser read the blobs
+ * before it: the fast path (which counts the lines it passes) or jansson (a
+ * real number, an escape in a key), pretty-printed or not. */
+static void fbc_load_dir__json_stream_lines(void **state)
+{
+	char *root = make_tree();
+	seen s;
+	fbc_diags d;
+
+	(void)state;
+	put_file(root, "c.json",
+		 "{\n  \"schema\": \"s\",\n  \"name\": \"one\"\n}\n"		   /* 1-4 */
+		 "\n\n"								   /* 5-6 */
+		 "{\"schema\":\"s\",\"name\":\"two\",\"x\":1.5}\n"		   /* 7: jansson */
+		 "{\n\"schema\":\"s\",\n\"name\":\"three\",\n\"y\":[\n1,\n2\n]\n}" /* 8-15 */
+		 "  {\"schema\":\"s\",\"name\":\"four\"}\r\n"			   /* 15 */
+		 "{\"sch\\u0065ma\":\"s\",\n\"name\":\"five\"}\n" /* 16-17: jansson */
+		 "\t{\"schema\":\"s\",\n\n\"name\":\"six\"}\n"	  /* 18-20 */
+		 "{\"name\":\"seven\"}\n");			  /* 21: L9 */
+	assert_int_equal(load_dir(root, NULL, &s, &d), 0);
+	assert_int_equal(s.n, 6);
+	assert_string_equal(s.rows[0], "c.json:1 s  one");
+	assert_string_equal(s.rows[1], "c.json:7 s  two");
+	assert_string_equal(s.rows[2], "c.json:8 s  three");
+	assert_string_equal(s.rows[3], "c.json:15 s  four");
+	assert_string_equal(s.rows[4], "c.json:16 s  five");
+	assert_string_equal(s.rows[5], "c.json:18 s  six");
+	assert_int_equal(fbc_diags_count(&d), 1);
+	assert_string_equal(fbc_diags_at(&d, 0)->code, "L9");
+	assert_int_equal(fbc_diags_at(&d, 0)->line, 21);
+	seen_dispose(&s);
+	fbc_diags_dispose(&d);
+	rm_tree(root);
+}
+
 static void fbc_load_dir__root_must_be_a_directory(void **state)
 {
 	char *root = make_tree();
@@ -552,6 +587,7 @@ int main(void)
 	fbc_json_arena_install(); /* as fbcd does: staged parses use the arenas */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fbc_load_dir__walks_lexically_and_parses_every_name),
+		cmocka_unit_test(fbc_load_dir__json_stream_lines),
 		cmocka_unit_test(fbc_load_dir__root_must_be_a_directory),
 		cmocka_unit_test(fbc_load_dir__empty_tree_is_valid),
 		cmocka_unit_test(fbc_load_dir__symlinks),

@@ -13,11 +13,17 @@ int fbc_json_same_tree(const json_t *a, const json_t *b);
 static int check(const char *data, size_t len)
 {
 	size_t used = 0;
-	json_t *fast = fbc_json_fast_object(data, len, &used), *slow;
+	fbc_json_fast_info info;
+	json_t *fast = fbc_json_fast_parse(data, len, NULL, &info), *slow;
 	json_error_t jerr;
+	int lines = 0;
 
 	if (!fast)
 		return 0;
+	used = info.consumed;
+	for (size_t i = 0; i < used; i++)
+		lines += data[i] == '\n';
+	assert_int_equal(info.lines, lines); /* the newlines it used, not those after */
 	slow = json_loadb(data, len, JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY, &jerr);
 	assert_non_null(slow);
 	assert_true(fbc_json_same_tree(fast, slow));
@@ -36,6 +42,8 @@ static void jsonfast__edge_cases(void **state)
 		{"{}", 1},
 		{"{\"a\":1,\"b\":[true,false,null,-0,123456789012345678],\"c\":{}}", 1},
 		{"{\"z\":1,\"a\":2}\n{\"next\":3}", 1}, /* stops after the first object */
+		{"{\n  \"a\": [\n    1,\n\r\n    {}\n  ],\n\t\"b\"\n:\n\"x\"\n}\n\n{}",
+		 1},							     /* lines */
 		{"{ \"a\" : [ ] , \"b\" : \"x\\u00e9\\n\\\"\\/\\\\\" }", 1}, /* escapes */
 		{"{\"e\":\"\\ud83d\\ude00\"}", 1},			     /* a surrogate pair */
 		{"{\"a\\nb\":1}", 1},					     /* an escaped key */
@@ -145,8 +153,7 @@ static void jsonfast__within_limits_as_the_tree_walk(void **state)
 		for (size_t d = cases[i].depth - 1; d <= cases[i].depth + 1; d++) {
 			for (size_t l = cases[i].longest; l <= cases[i].longest + 1; l++) {
 				bool want = d >= cases[i].depth && l >= cases[i].longest;
-				size_t used = 0;
-				bool within = !want; /* must be written */
+				fbc_json_fast_info info = {.within = !want}; /* must be written */
 				const char *which = NULL;
 				json_t *v;
 
@@ -154,27 +161,25 @@ static void jsonfast__within_limits_as_the_tree_walk(void **state)
 					continue;
 				lim.max_depth = d;
 				lim.max_string_bytes = l;
-				v = fbc_json_fast_object_within(
-					cases[i].text, strlen(cases[i].text), &used, &lim, &within);
+				v = fbc_json_fast_parse(cases[i].text, strlen(cases[i].text), &lim,
+							&info);
 				assert_non_null(v);
-				assert_int_equal(within, want);
-				assert_int_equal(within, fbc_json_within(v, 0, &lim, &which));
+				assert_int_equal(info.within, want);
+				assert_int_equal(info.within, fbc_json_within(v, 0, &lim, &which));
 				json_decref(v);
 			}
 		}
 		/* one below the longest string: outside */
 		if (cases[i].longest > 0) {
-			size_t used = 0;
-			bool within = true;
+			fbc_json_fast_info info = {.within = true};
 			const char *which = NULL;
 			json_t *v;
 
 			lim.max_depth = cases[i].depth;
 			lim.max_string_bytes = cases[i].longest - 1;
-			v = fbc_json_fast_object_within(cases[i].text, strlen(cases[i].text), &used,
-							&lim, &within);
+			v = fbc_json_fast_parse(cases[i].text, strlen(cases[i].text), &lim, &info);
 			assert_non_null(v);
-			assert_false(within);
+			assert_false(info.within);
 			assert_false(fbc_json_within(v, 0, &lim, &which));
 			assert_string_equal(which, "max_string_bytes");
 			json_decref(v);
