@@ -280,21 +280,6 @@ static const char **sorted_keys(const json_t *obj, size_t *n_out)
 	return keys;
 }
 
-static const fbc_gt_field *find_field(const fbc_gt_type *t, const char *key)
-{
-	const fbc_gt_field *f;
-
-	for (f = t->fields; f->name; f++) {
-		if (f->name[0] == key[0] && strcmp(f->name, key) == 0)
-			return f;
-	}
-	for (f = t->fields; f->name; f++) {
-		if (strcasecmp(f->name, key) == 0)
-			return f;
-	}
-	return NULL;
-}
-
 static int check(const fbc_gt_type *t, const json_t *v, gt_ctx *c, int depth);
 
 static int check_struct(const fbc_gt_type *t, const json_t *v, gt_ctx *c, int depth)
@@ -313,7 +298,7 @@ static int check_struct(const fbc_gt_type *t, const json_t *v, gt_ctx *c, int de
 	for (i = 0; i < n && rc == 0; i++) {
 		const char *key = keys ? keys[i] : json_object_iter_key(it);
 		const json_t *val = keys ? json_object_get(v, key) : json_object_iter_value(it);
-		const fbc_gt_field *f = find_field(t, key);
+		const fbc_gt_field *f = fbc_gt_find_field(t, key, strlen(key));
 		const char *saved_struct = c->structname;
 
 		if (it)

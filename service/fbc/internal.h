@@ -16,35 +16,11 @@
 
 #include "service/base/buf.h"
 #include "service/fbc/model.h"
+#include "service/load/gotype.h"
 
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
-
-typedef enum fbc_gt_kind {
-	FBC_GT_ANY,    /* interface{} or json.RawMessage: anything goes */
-	FBC_GT_STRING, /* string */
-	FBC_GT_BOOL,   /* bool */
-	FBC_GT_INT,    /* int */
-	FBC_GT_BYTES,  /* []byte: base64 string */
-	FBC_GT_ARRAY,  /* []elem */
-	FBC_GT_STRUCT, /* struct with fields */
-	FBC_GT_MAP,    /* map[string]elem */
-} fbc_gt_kind;
-
-typedef struct fbc_gt_field fbc_gt_field;
-
-typedef struct fbc_gt_type {
-	fbc_gt_kind kind;
-	const char *goname; /* "string", "[]string", "declcfg.ChannelEntry" */
-	const struct fbc_gt_type *elem;
-	const fbc_gt_field *fields; /* STRUCT: terminated by a NULL name */
-} fbc_gt_type;
-
-struct fbc_gt_field {
-	const char *name; /* JSON name */
-	const fbc_gt_type *type;
-};
 
 /* Well-known types. */
 extern const fbc_gt_type fbc_gt_package, fbc_gt_channel, fbc_gt_bundle, fbc_gt_deprecation;

@@ -307,6 +307,18 @@ int fbc_catalog_load_dir(fbc_catalog **out, const char *root, const fbc_load_lim
 	return rc;
 }
 
+/* A catalog loaded to be validated (validate_only) keeps neither a bundle's
+ * olm.csv.metadata value that decodes (C11) nor its olm.bundle.object values
+ * (of which validation only asks L11's questions; JSON data is not parsed),
+ * so the loader need not build those values when they check out on the raw
+ * text: decode then sees a placeholder that gives the same answers. */
+static const fbc_load_skim_type skim_types[] = {
+	{"olm.csv.metadata", &fbc_gt_prop_csv_metadata, false, "{}"},
+	{"olm.bundle.object", &fbc_gt_prop_bundle_object, true, "{\"data\":\"e30=\"}"}, /* {} */
+};
+static const fbc_load_skim validate_skim = {"olm.bundle", skim_types,
+					    sizeof(skim_types) / sizeof(skim_types[0])};
+
 int fbc_catalog_load_tree_cached(fbc_catalog **out, fbc_tree *t, const fbc_load_limits *lim,
 				 fbc_catalog_cache *cc, fbc_diags *diags, fbc_error *err)
 {
@@ -333,6 +345,7 @@ int fbc_catalog_load_tree_cached(fbc_catalog **out, fbc_tree *t, const fbc_load_
 	stage.prepare = prepare;
 	stage.discard = NULL; /* results live in the worker arenas */
 	stage.ctx = &lc;
+	stage.skim = cat->limits.validate_only ? &validate_skim : NULL;
 	if (cc) {
 		const fbc_load_limits *l = &cat->limits;
 

@@ -47,8 +47,21 @@ int fbc_load_parse_data_staged(fbc_vec *items, const char *data, size_t len,
  * used; NULL when the value has anything the fast path leaves to jansson (escapes, reals,
  * duplicate keys, errors...). */
 json_t *fbc_json_fast_object(const char *data, size_t len, size_t *consumed);
+/* A property value fbc_json_fast_parse checked and did not build (fbc_load_skim): its
+ * text, and the object whose "value" holds the placeholder meanwhile. */
+typedef struct fbc_json_skimmed {
+	json_t *obj;
+	const char *text; /* into the parsed data */
+	size_t len;
+} fbc_json_skimmed;
+
 /* What fbc_json_fast_parse found besides the value. */
 typedef struct fbc_json_fast_info {
+	/* in (zero: none): the values to skim, and where to list those skimmed (a vec of
+	 * fbc_json_skimmed, appended to; needs lim) */
+	const fbc_load_skim *skim;
+	fbc_vec *skimmed;
+	/* out */
 	size_t consumed; /* the bytes the value used */
 	/* whether the value keeps to lim's max_depth and max_string_bytes
 	 * (fbc_json_within's verdict, found while parsing); false without lim */
@@ -59,6 +72,9 @@ typedef struct fbc_json_fast_info {
  * fields). */
 json_t *fbc_json_fast_parse(const char *data, size_t len, const fbc_load_limits *lim,
 			    fbc_json_fast_info *info);
+/* Build the skimmed values (the data they point into still there) and put each in its
+ * object in place of the placeholder; the list is emptied. 0 or FBC_ENOMEM. */
+int fbc_json_fast_unskim(fbc_vec *skimmed);
 
 /* Whether a decoded value keeps to lim's max_depth and max_string_bytes; when not, *which
  * names the first limit broken (in a depth-first walk). depth: the value's own (0 for a

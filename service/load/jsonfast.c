@@ -12,6 +12,7 @@
  * value with jansson as before, so findings and their messages are jansson's. The fuzz target
  * json_fast checks that every value it accepts equals jansson's.
  */
+#include "service/base/base64.h"
 #include "service/base/utf8.h"
 #include "service/load/internal.h"
 
@@ -31,6 +32,11 @@ typedef struct jf {
 	int deepest;	/* the deepest container's depth (the top-level object: 1) */
 	size_t longest; /* the longest string or key, decoded */
 	int lines;	/* newlines passed (strings hold none: a control character) */
+	/* skimming (fbc_load_skim): NULL skim, none */
+	const fbc_load_limits *lim;
+	const fbc_load_skim *skim;
+	fbc_vec *skimmed;
+	bool in_props; /* inside the top-level object's "properties" array */
 } jf;
 
 static void skip_space(jf *j)
@@ -285,7 +291,8 @@ static json_t *string(jf *j)
 
 static json_t *value(jf *j, int depth);
 
-static json_t *number(jf *j)
+/* An integer at j->p as the fast path reads them (false: anything else). */
+static bool integer(jf *j, long long *out)
 {
 	const unsigned char *d;
 	long long v = 0;
@@ -299,12 +306,20 @@ static json_t *number(jf *j)
 	while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
 		j->p++;
 	if (j->p == d || j->p - d > 18 || (*d == '0' && j->p - d > 1))
-		return NULL; /* no digit, possibly too big, or a leading zero */
+		return false; /* no digit, possibly too big, or a leading zero */
 	if (j->p < j->end && (*j->p == '.' || *j->p == 'e' || *j->p == 'E'))
-		return NULL; /* a real: jansson's strtod */
+		return false; /* a real: jansson's strtod */
 	for (const unsigned char *c = d; c < j->p; c++)
 		v = v * 10 + (*c - '0'); /* 18 digits: no overflow */
-	return json_integer(neg ? -v : v);
+	*out = neg ? -v : v;
+	return true;
+}
+
+static json_t *number(jf *j)
+{
+	long long v;
+
+	return integer(j, &v) ? json_integer(v) : NULL;
 }
 
 static json_t *literal(jf *j, const char *word, json_t *v)
@@ -361,6 +376,230 @@ static json_t *array(jf *j, int depth)
 	return NULL;
 }
 
+/* ------------------------------------------------------------------ */
+/* Skimming: a value checked against a Go type on the raw text. Each
+ * function returns true only when the value is one the fast path reads
+ * (fbc_json_fast_object) and decodes into the type the way the tree check
+ * (service/fbc fbc_gt_check) would find; anything else, false: the caller
+ * builds the value as usual and the tree check gives its verdict. Every
+ * member is checked, duplicates included (the tree keeps the last one: a
+ * value all of whose members decode has its last ones decode). Strings and
+ * depths are measured as the tree walk would, and past a limit it is false
+ * (so the blob's verdict on the limits is the rest's). */
+
+static bool skim_measure(jf *j, size_t n)
+{
+	if (n > j->lim->max_string_bytes)
+		return false;
+	if (n > j->longest)
+		j->longest = n;
+	return true;
+}
+
+/* A string at j->p: its raw bytes (*s, *n) and *esc false, or with escapes
+ * *esc true and *n its decoded length. */
+static bool skim_string(jf *j, const char **s, size_t *n, bool *esc)
+{
+	json_t *v;
+
+	if (j->p >= j->end || *j->p != '"')
+		return false;
+	if (scan_string(j, s, n, esc))
+		return skim_measure(j, *n);
+	if (!*esc || !(v = escaped_string(j, j->p + 1)))
+		return false;
+	*n = json_string_length(v);
+	json_decref(v);
+	return skim_measure(j, *n);
+}
+
+static bool skim_literal(jf *j, const char *word)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(j->end - j->p) < n || memcmp(j->p, word, n) != 0)
+		return false;
+	j->p += n;
+	return true;
+}
+
+static bool skim_container(jf *j, int depth)
+{
+	if (depth > MAX_DEPTH || (size_t)depth > j->lim->max_depth)
+		return false;
+	if (depth > j->deepest)
+		j->deepest = depth;
+	j->p++;
+	skip_space(j);
+	return true;
+}
+
+/* t NULL: any JSON (json.RawMessage, or a member no field takes). */
+static bool skim_value(jf *j, const fbc_gt_type *t, int depth)
+{
+	const char *s;
+	size_t n, bad;
+	bool esc, any = !t || t->kind == FBC_GT_ANY;
+	long long iv;
+	int at;
+
+	if (depth > MAX_DEPTH || j->p >= j->end)
+		return false;
+	switch (*j->p) {
+	case 'n':
+		return skim_literal(j, "null"); /* null leaves the zero value */
+	case 't':
+		return skim_literal(j, "true") && (any || t->kind == FBC_GT_BOOL);
+	case 'f':
+		return skim_literal(j, "false") && (any || t->kind == FBC_GT_BOOL);
+	case '"':
+		if (!skim_string(j, &s, &n, &esc))
+			return false;
+		if (any || t->kind == FBC_GT_STRING)
+			return true;
+		return t->kind == FBC_GT_BYTES && !esc &&
+		       fbc_base64_decode(NULL, NULL, &bad, s, n) == 0;
+	case '[':
+		if (!any && t->kind != FBC_GT_ARRAY)
+			return false;
+		if (!skim_container(j, depth))
+			return false;
+		if (j->p < j->end && *j->p == ']') {
+			j->p++;
+			return true;
+		}
+		do {
+			if (!skim_value(j, any ? NULL : t->elem, depth + 1))
+				return false;
+		} while ((at = after_item(j, ']')) == 0);
+		return at == 1;
+	case '{':
+		if (!any && t->kind != FBC_GT_STRUCT && t->kind != FBC_GT_MAP)
+			return false;
+		if (!skim_container(j, depth))
+			return false;
+		if (j->p < j->end && *j->p == '}') {
+			j->p++;
+			return true;
+		}
+		do {
+			const fbc_gt_type *mt = NULL;
+
+			if (!skim_string(j, &s, &n, &esc))
+				return false;
+			if (!any && t->kind == FBC_GT_MAP) {
+				mt = t->elem;
+			} else if (!any) {
+				const fbc_gt_field *f;
+
+				if (esc)
+					return false; /* the field's name: left to the tree */
+				f = fbc_gt_find_field(t, s, n);
+				mt = f ? f->type : NULL;
+			}
+			skip_space(j);
+			if (j->p >= j->end || *j->p != ':')
+				return false;
+			j->p++;
+			skip_space(j);
+			if (!skim_value(j, mt, depth + 1))
+				return false;
+		} while ((at = after_item(j, '}')) == 0);
+		return at == 1;
+	default:
+		if (*j->p != '-' && (*j->p < '0' || *j->p > '9'))
+			return false;
+		if (!integer(j, &iv))
+			return false;
+		return any || (t->kind == FBC_GT_INT && iv >= INT32_MIN && iv <= INT32_MAX);
+	}
+}
+
+/* {"data": S} exactly, S base64 (no escapes) of bytes whose first one after
+ * white space is '{' (what service/fbc's bundle-object reading needs no more
+ * of in a catalog loaded to be validated). */
+static bool skim_base64_json(jf *j, int depth)
+{
+	const char *s;
+	size_t n, bad, head, out_len = 0, i = 0;
+	unsigned char *out = NULL;
+	bool esc, json;
+
+	if (j->p >= j->end || *j->p != '{' || !skim_container(j, depth))
+		return false;
+	if (!skim_string(j, &s, &n, &esc) || esc || n != 4 || memcmp(s, "data", 4) != 0)
+		return false;
+	skip_space(j);
+	if (j->p >= j->end || *j->p != ':')
+		return false;
+	j->p++;
+	skip_space(j);
+	if (!skim_string(j, &s, &n, &esc) || esc || fbc_base64_decode(NULL, NULL, &bad, s, n))
+		return false;
+	/* the first bytes are enough (64 characters: whole groups, no padding
+	 * unless they are all of it) */
+	head = n < 64 ? n : 64;
+	if (fbc_base64_decode(&out, &out_len, &bad, s, head))
+		return false;
+	while (i < out_len && (out[i] == ' ' || out[i] == '\t' || out[i] == '\n' ||
+			       out[i] == '\r' || out[i] == '\v' || out[i] == '\f'))
+		i++;
+	json = i < out_len && out[i] == '{';
+	free(out);
+	return json && after_item(j, '}') == 1;
+}
+
+/* The skim type of a property object o whose only member so far is "type",
+ * NULL when none. */
+static const fbc_load_skim_type *skim_type_of(const jf *j, json_t *o)
+{
+	void *it = json_object_iter(o);
+	const char *t;
+
+	if (json_object_size(o) != 1 || strcmp(json_object_iter_key(it), "type") != 0 ||
+	    !(t = json_string_value(json_object_iter_value(it))))
+		return NULL;
+	for (size_t i = 0; i < j->skim->n_types; i++) {
+		if (strcmp(t, j->skim->types[i].type) == 0)
+			return &j->skim->types[i];
+	}
+	return NULL;
+}
+
+/* The placeholder of a property value at j->p that checks out and ends its
+ * object, listed in j->skimmed; NULL, j as it was, otherwise. */
+static json_t *skim_property_value(jf *j, json_t *o, const fbc_load_skim_type *st, int depth)
+{
+	jf saved = *j;
+	const unsigned char *start = j->p, *after;
+	fbc_json_skimmed *r;
+	json_t *ph;
+	size_t used;
+	int lines;
+	bool ok = st->base64_json ? skim_base64_json(j, depth) : skim_value(j, st->go, depth);
+
+	if (ok) {
+		/* a peek: "value" must be the last member (the caller reads on from after) */
+		after = j->p;
+		lines = j->lines;
+		skip_space(j);
+		ok = j->p < j->end && *j->p == '}';
+		j->p = after;
+		j->lines = lines;
+	}
+	if (ok && (ph = fbc_json_fast_object(st->placeholder, strlen(st->placeholder), &used))) {
+		if ((r = fbc_vec_push(j->skimmed)) != NULL) {
+			r->obj = o;
+			r->text = (const char *)start;
+			r->len = (size_t)(after - start);
+			return ph;
+		}
+		json_decref(ph);
+	}
+	*j = saved;
+	return NULL;
+}
+
 static json_t *object(jf *j, int depth)
 {
 	json_t *o = json_object();
@@ -394,9 +633,21 @@ static json_t *object(jf *j, int depth)
 		skip_space(j);
 		v = NULL;
 		if (j->p < j->end && *j->p == ':') {
+			const fbc_load_skim_type *st;
+
 			j->p++;
 			skip_space(j);
-			v = value(j, depth + 1);
+			if (j->skim && j->in_props && depth == 3 && kn == 5 &&
+			    memcmp(k, "value", 5) == 0 && (st = skim_type_of(j, o)))
+				v = skim_property_value(j, o, st, depth + 1);
+			if (!v && j->skim && depth == 1 && kn == 10 &&
+			    memcmp(k, "properties", 10) == 0 && j->p < j->end && *j->p == '[') {
+				j->in_props = true;
+				v = value(j, depth + 1);
+				j->in_props = false;
+			} else if (!v) {
+				v = value(j, depth + 1);
+			}
 		}
 		if (!v) {
 			json_decref(ks);
@@ -442,13 +693,21 @@ static json_t *value(jf *j, int depth)
 json_t *fbc_json_fast_parse(const char *data, size_t len, const fbc_load_limits *lim,
 			    fbc_json_fast_info *info)
 {
-	jf j = {(const unsigned char *)data, (const unsigned char *)data + len, 0, 0, 0};
+	jf j = {.p = (const unsigned char *)data,
+		.end = (const unsigned char *)data + len,
+		.lim = lim,
+		.skim = lim && info->skimmed ? info->skim : NULL,
+		.skimmed = info->skimmed};
+	size_t listed = info->skimmed ? info->skimmed->len : 0;
 	json_t *v;
 
 	if (len == 0 || data[0] != '{')
 		return NULL;
-	if (!(v = object(&j, 1)))
+	if (!(v = object(&j, 1))) {
+		if (info->skimmed)
+			info->skimmed->len = listed; /* their objects are gone */
 		return NULL;
+	}
 	info->consumed = (size_t)(j.p - (const unsigned char *)data);
 	info->within =
 		lim && (size_t)j.deepest <= lim->max_depth && j.longest <= lim->max_string_bytes;
@@ -456,9 +715,28 @@ json_t *fbc_json_fast_parse(const char *data, size_t len, const fbc_load_limits 
 	return v;
 }
 
+int fbc_json_fast_unskim(fbc_vec *skimmed)
+{
+	for (size_t i = 0; i < skimmed->len; i++) {
+		fbc_json_skimmed *r = FBC_VEC_AT(skimmed, fbc_json_skimmed, i);
+		jf j = {.p = (const unsigned char *)r->text,
+			.end = (const unsigned char *)r->text + r->len};
+		json_t *v = value(&j, 1);
+		json_error_t jerr;
+
+		/* a value with a duplicate key: jansson's, as the whole blob's would be */
+		if (!v)
+			v = json_loadb(r->text, r->len, JSON_DECODE_ANY, &jerr);
+		if (!v || json_object_set_new_nocheck(r->obj, "value", v) != 0)
+			return FBC_ENOMEM;
+	}
+	skimmed->len = 0;
+	return 0;
+}
+
 json_t *fbc_json_fast_object(const char *data, size_t len, size_t *consumed)
 {
-	fbc_json_fast_info info;
+	fbc_json_fast_info info = {0};
 	json_t *v = fbc_json_fast_parse(data, len, NULL, &info);
 
 	if (v)

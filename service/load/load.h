@@ -20,6 +20,7 @@
 #include "service/base/error.h"
 #include "service/base/diag.h"
 #include "service/base/tree.h"
+#include "service/load/gotype.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -136,6 +137,30 @@ typedef struct fbc_load_result {
 	const char *message; /* a finding: its text */
 } fbc_load_result;
 
+/* Property values a staged load of a JSON stream need not build: in a blob's
+ * top-level "properties" array, the "value" of an element {"type": T,
+ * "value": V} (exactly these two members, in this order, as opm writes them)
+ * whose T is one of these is checked on the raw text (that it decodes into
+ * the Go type; with base64_json, that it is {"data": S} with S base64 of
+ * bytes that start, after white space, with '{'), and when it is, prepare
+ * sees `placeholder` in its place. Blobs of another schema than `schema`, and
+ * values the check leaves in doubt, are built as usual. For a prepare that
+ * only wants to know whether such values decode (a catalog loaded to be
+ * validated: service/fbc). */
+typedef struct fbc_load_skim_type {
+	const char *type;	 /* "olm.csv.metadata" */
+	const fbc_gt_type *go;	 /* the Go type V must decode into */
+	bool base64_json;	 /* the olm.bundle.object shape above, besides */
+	const char *placeholder; /* JSON text prepare sees instead (it must decode
+				  * exactly as V would for what prepare does) */
+} fbc_load_skim_type;
+
+typedef struct fbc_load_skim {
+	const char *schema; /* "olm.bundle" */
+	const fbc_load_skim_type *types;
+	size_t n_types;
+} fbc_load_skim;
+
 typedef struct fbc_load_stage {
 	fbc_meta_prepare_fn prepare;
 	fbc_meta_discard_fn discard; /* may be NULL */
@@ -150,6 +175,7 @@ typedef struct fbc_load_stage {
 	bool (*lookup)(void *ctx, const char *id, fbc_load_result **out, size_t *n);
 	void (*store)(void *ctx, const char *id, size_t bytes, const fbc_load_result *res,
 		      size_t n);
+	const fbc_load_skim *skim; /* optional: see fbc_load_skim */
 } fbc_load_stage;
 
 int fbc_load_tree_staged(fbc_tree *t, const fbc_load_limits *lim, const fbc_load_stage *stage,

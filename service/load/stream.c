@@ -288,7 +288,8 @@ static int keep_head(const char *b, size_t size, void *data)
 
 /* Apply L6-L9 to one decoded value (reference stolen) and append the meta
  * or the findings. */
-static int check_meta(fbc_vec *items, json_t *v, int line, const fbc_load_stagecall *sc)
+static int check_meta(fbc_vec *items, json_t *v, int line, const fbc_load_stagecall *sc,
+		      fbc_vec *skimmed)
 {
 	keyrec *keys = NULL;
 	size_t nkeys = 0, i;
@@ -372,6 +373,11 @@ static int check_meta(fbc_vec *items, json_t *v, int line, const fbc_load_stagec
 			found[f] = json_string_value(val);
 		}
 	}
+	/* values skimmed (fbc_load_skim) are built again unless the blob is of the
+	 * schema whose prepare takes their placeholders */
+	if (skimmed && skimmed->len && (!sc || strcmp(found[0], sc->stage->skim->schema) != 0) &&
+	    (rc = fbc_json_fast_unskim(skimmed)) != 0)
+		goto done;
 	/* L9: a non-empty schema */
 	if (found[0][0] == 0) {
 		/* the head only, into a buffer of ours (not json_dumps: what jansson
@@ -597,7 +603,10 @@ static int parse_json_stream(fbc_vec *items, const char *data, size_t len,
 	int line = 1;
 	const char *counted = data;
 	char *clean = NULL; /* json_sanitize's copy of the rest, once needed */
+	fbc_vec skimmed;    /* of fbc_json_skimmed: a blob's values not built */
 	int rc = 0;
+
+	fbc_vec_init(&skimmed, sizeof(fbc_json_skimmed));
 
 	for (;;) {
 		json_error_t jerr;
@@ -613,9 +622,14 @@ static int parse_json_stream(fbc_vec *items, const char *data, size_t len,
 		line += count_lines(counted, data + pos);
 		counted = data + pos;
 		/* catalogs' objects: the fast path, or jansson for anything unusual */
+		skimmed.len = 0;
 		{
-			fbc_json_fast_info info;
+			fbc_json_fast_info info = {0};
 
+			if (sc && sc->stage->skim) {
+				info.skim = sc->stage->skim;
+				info.skimmed = &skimmed;
+			}
 			if ((v = fbc_json_fast_parse(data + pos, len - pos, lim, &info)) != NULL) {
 				pos += info.consumed;
 				within = info.within;
@@ -671,7 +685,7 @@ static int parse_json_stream(fbc_vec *items, const char *data, size_t len,
 							   ? lim->max_depth
 							   : lim->max_string_bytes);
 		} else {
-			rc = check_meta(items, v, line, sc);
+			rc = check_meta(items, v, line, sc, &skimmed);
 		}
 		if (rc != 0)
 			goto done;
@@ -681,6 +695,7 @@ static int parse_json_stream(fbc_vec *items, const char *data, size_t len,
 		}
 	}
 done:
+	fbc_vec_dispose(&skimmed);
 	free(clean);
 	return rc;
 }
@@ -697,7 +712,7 @@ static int parse_yaml_doc(fbc_vec *items, const char *p, size_t n, int line,
 	rc = fbc_yaml_doc_parse(&v, &content_line, p, n, line, lim, &e);
 	if (rc != 0)
 		return error_item(items, rc, line, "L5", &e);
-	return check_meta(items, v, content_line, sc);
+	return check_meta(items, v, content_line, sc, NULL);
 }
 
 static bool trim_space(char c)

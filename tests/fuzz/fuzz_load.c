@@ -34,7 +34,9 @@ static int on_meta(void *c, const fbc_meta *meta, fbc_error *err)
 }
 
 /* The same file loaded as fbcd loads trees (staged: decoded on the parser
- * thread, its json_t trees in that thread's arena) gives the same findings. */
+ * thread, its json_t trees in that thread's arena) gives the same findings;
+ * so does it loaded to be validated (validate_only and validate_lean: values
+ * checked on the raw text, fewer kept). */
 static void staged_same(const char *name, const char *buf, size_t len, const fbc_load_limits *lim,
 			const fbc_diags *plain)
 {
@@ -114,7 +116,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	if (plain_done) {
+		fbc_load_limits lean = lim;
+
 		staged_same(name, buf, size - 1, &lim, &diags);
+		/* loaded to be validated: values skimmed, fewer kept, the same findings */
+		lean.validate_only = true;
+		lean.validate_lean = true;
+		staged_same(name, buf, size - 1, &lean, &diags);
 		fbc_validate_opts strict = {.strict = true};
 		(void)fbc_validate(x.cat, &strict, &diags, &err);
 	}

@@ -623,6 +623,161 @@ static void validate_only__same_findings_less_kept(void **state)
 	}
 }
 
+/* A staged load (the loader's threads, as fbcd loads trees) of text as t.json,
+ * validated: the fingerprint's lines that do not depend on what validate_only
+ * keeps (findings, packages, channels, other blobs). malloc'd. */
+static char *staged_print(const char *text, bool validate_only)
+{
+	const char *paths[] = {"t.json"}, *data[] = {text};
+	size_t lens[] = {strlen(text)};
+	fbc_load_limits lim;
+	fbc_tree *t = NULL;
+	fbc_catalog *cat = NULL;
+	fbc_diags diags;
+	fbc_error err;
+	char *all, *out, *o;
+
+	fbc_load_limits_default(&lim);
+	lim.validate_only = validate_only;
+	lim.threads = 1;
+	fbc_error_init(&err);
+	assert_int_equal(fbc_diags_init(&diags, 0), 0);
+	assert_int_equal(fbc_tree_open_mem(&t, paths, data, lens, 1, "mem", &err), 0);
+	if (fbc_catalog_load_tree(&cat, t, &lim, &diags, &err) != 0)
+		fail_msg("load: %s", err.message);
+	all = tcat_validate_print(cat, &diags);
+	out = o = malloc(strlen(all) + 1);
+	assert_non_null(out);
+	for (const char *l = all; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l + 1) : strlen(l);
+
+		if (strchr("DPCO", l[0]) && l[1] == ' ') {
+			memcpy(o, l, n);
+			o += n;
+		}
+		l += n;
+	}
+	*o = '\0';
+	free(all);
+	fbc_catalog_free(cat);
+	fbc_tree_free(t);
+	fbc_diags_dispose(&diags);
+	return out;
+}
+
+/* The values a validate_only load's loader checks on the raw text instead of
+ * building (olm.csv.metadata, olm.bundle.object: service/fbc/load.c) give the
+ * findings (and packages, channels and other blobs) of a load that builds
+ * every value: valid and invalid at every level of the Go types, escapes,
+ * duplicate and case-variant keys, the depth limit, other member orders, other
+ * schemas and a blob without one (L9 prints it). */
+static void validate_only__skimmed_values_as_built(void **state)
+{
+#define DEEP                                                                                       \
+	"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]" \
+	"]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+#define CSV(v)	"{'type':'olm.csv.metadata','value':" v "}"
+#define BOBJ(v) "{'type':'olm.bundle.object','value':" v "}"
+	static const char *const props[] = {
+		CSV("{'annotations':{'a':'b'},'apiServiceDefinitions':{'owned':[{'name':'n',"
+		    "'containerPort':8443,'resources':[{'name':'r','kind':'K','version':'v1'}],"
+		    "'specDescriptors':[{'path':'p','value':{'any':[1,'x',null,true]}}]}]},"
+		    "'crdDescriptions':{'owned':[{'name':'c','version':'v1','kind':'K',"
+		    "'statusDescriptors':[{'path':'s','x-descriptors':['a','b']}]}],"
+		    "'required':null},'description':'d','displayName':'D','installModes':[{"
+		    "'type':'OwnNamespace','supported':true}],'keywords':['k'],'labels':{'l':"
+		    "'v'},'links':[{'name':'n','url':'u'}],'maintainers':[{'name':'m','email':"
+		    "'e'}],'maturity':'alpha','minKubeVersion':'1.20.0','nativeAPIs':[{'group':"
+		    "'','version':'v1','kind':'Pod'}],'provider':{'name':'p','url':'u'},"
+		    "'unknown':{'x':[1,{}]}}"),
+		CSV("{'displayName':1}"),
+		CSV("{'apiServiceDefinitions':{'owned':[{'containerPort':2147483648}]}}"),
+		CSV("{'apiServiceDefinitions':{'owned':[{'containerPort':-2147483648}]}}"),
+		CSV("{'apiServiceDefinitions':{'owned':[{'containerPort':'80'}]}}"),
+		CSV("{'apiServiceDefinitions':{'owned':[{'containerPort':80.5}]}}"),
+		CSV("{'installModes':{'type':'x'}}"),
+		CSV("{'keywords':[1]}"),
+		CSV("{'labels':{'a':1}}"),
+		CSV("{'labels':{'\\u00e9':'x'}}"),
+		CSV("{'DisplayName':'x','MATURITY':'y'}"),
+		CSV("{'DISPLAYNAME':5}"),
+		CSV("{'description':'line\\nnext \\u00e9 \\ud83d\\ude00 \\\\ \\''}"),
+		CSV("{'display\\u004eame':1}"),
+		CSV("{'display\\u004eame':'ok'}"),
+		CSV("{'displayName':1,'displayName':'x'}"),
+		CSV("{'displayName':'x','displayName':'y'}"),
+		CSV("null"),
+		CSV("'text'"),
+		CSV("[]"),
+		CSV("{'provider':{'name':true}}"),
+		CSV("{'crdDescriptions':{'owned':[{'specDescriptors':[{'value':"
+		    "%DEEP%"
+		    "}]}]}}"),
+		"{'value':{'displayName':1},'type':'olm.csv.metadata'}",
+		"{'type':'olm.csv.metadata','value':{'displayName':'x'},'z':1}",
+		"{'type':'olm.csv.metadata','value':{'displayName':1},'z':1}",
+		"{'Type':'olm.csv.metadata','value':{'displayName':1}}",
+		BOBJ("{'data':'eyJraW5kIjoiQ2x1c3RlclNlcnZpY2VWZXJzaW9uIiwibWV0YWRhdGEiOnsibmFtZSI6"
+		     "IngifX0='}"),
+		BOBJ("{'data':'a2luZDogQ2x1c3RlclNlcnZpY2VWZXJzaW9uCg=='}"),
+		BOBJ("{'data':'a2luZDogW3VuY2xvc2VkCg=='}"),
+		BOBJ("{'data':'ICAgCgl7fQ=='}"),
+		BOBJ("{'data':'ICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAg"
+		     "ICAgICAgICAgICAgICAgICAgIHt9'}"),
+		BOBJ("{'data':'a==='}"),
+		BOBJ("{'data':'e30\\u003d'}"),
+		BOBJ("{'data':'e30=','x':1}"),
+		BOBJ("{'data':5}"),
+		BOBJ("{'Data':'e30='}"),
+		BOBJ("{}"),
+		BOBJ("null"),
+		BOBJ("'e30='"),
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
+		for (int shape = 0; shape < 4; shape++) {
+			/* the property in a bundle, in a package, in another schema's blob and
+			 * in a blob without a schema */
+			static const char *const heads[] = {
+				"{'schema':'olm.bundle','name':'foo.v1.0.0','package':'foo','image'"
+				":"
+				"'quay.io/a/b:1','properties':[{'type':'olm.package','value':{"
+				"'packageName':'foo','version':'1.0.0'}},",
+				"{'schema':'olm.package','name':'bar','defaultChannel':'stable',"
+				"'properties':[",
+				"{'schema':'my.schema','name':'x','properties':[",
+				"{'name':'x','properties':["};
+			const char *p = props[i], *d = strstr(p, "%DEEP%");
+			fbc_buf text;
+			char *s, *built, *skimmed;
+
+			fbc_buf_init(&text, 0);
+			assert_int_equal(fbc_buf_printf(&text, "%s%s%s", P, CH1, heads[shape]), 0);
+			if (d)
+				assert_int_equal(fbc_buf_printf(&text, "%.*s%s%s", (int)(d - p), p,
+								DEEP, d + 6),
+						 0);
+			else
+				assert_int_equal(fbc_buf_puts(&text, p), 0);
+			assert_int_equal(fbc_buf_puts(&text, "]}\n"), 0);
+			s = sq(text.data);
+			fbc_buf_dispose(&text);
+			built = staged_print(s, false);
+			skimmed = staged_print(s, true);
+			if (strcmp(built, skimmed) != 0)
+				fail_msg("property %zu, shape %d:\n%s\nbuilt:\n%s\nskimmed:\n%s", i,
+					 shape, s, built, skimmed);
+			free(built);
+			free(skimmed);
+			free(s);
+		}
+	}
+#undef DEEP
+#undef CSV
+#undef BOBJ
+}
+
 /* Replace every "foo" of text by pkg (one package per copy of a case). */
 static void put_renamed(fbc_buf *b, const char *text, const char *pkg)
 {
@@ -790,6 +945,7 @@ int main(void)
 		cmocka_unit_test(validate__bundle_object_without_value_reported_once),
 		cmocka_unit_test(validate__parallel_model_same_findings_in_order),
 		cmocka_unit_test(validate_only__same_findings_less_kept),
+		cmocka_unit_test(validate_only__skimmed_values_as_built),
 		cmocka_unit_test(check_deprecations__unambiguous_and_linear),
 	};
 

@@ -485,7 +485,7 @@ static void fbc_load_dir_staged__prepares_on_workers_in_load_order(void **state)
 {
 	char *root = make_tree();
 	fbc_load_limits lim;
-	fbc_load_stage st = {stage_prepare, stage_discard, NULL, NULL, NULL};
+	fbc_load_stage st = {.prepare = stage_prepare, .discard = stage_discard};
 	stage_ctx c;
 	seen plain;
 	fbc_diags d1, d2;

@@ -187,12 +187,84 @@ static void jsonfast__within_limits_as_the_tree_walk(void **state)
 	}
 }
 
+size_t fbc_json_fast_skim_check(const char *data, size_t size, const fbc_load_limits *lim);
+
+/* Property values skimmed (fbc_load_skim, with the fuzz target's types: "a" a struct,
+ * "b" the bundle-object shape): exactly those that would decode, in the top-level
+ * "properties" array only, each the last member after "type"; built again, the tree is
+ * jansson's (fbc_json_fast_skim_check aborts otherwise). */
+static void jsonfast__skims_what_decodes(void **state)
+{
+	static const struct {
+		const char *text;
+		size_t skimmed;
+	} cases[] = {
+		{"{\"properties\":[{\"type\":\"a\",\"value\":{\"s\":\"x\",\"n\":-2147483648,"
+		 "\"b\":\"e30=\",\"m\":{\"k\":\"v\"},\"l\":[{\"x\":\"y\",\"on\":true},null],"
+		 "\"r\":[1,{\"a\":null},\"\\u00e9\"],\"INNER\":{\"X\":\"z\"},\"zz\":{\"q\":[]}}}],"
+		 "\"schema\":\"s\"}",
+		 1},
+		{"{\"properties\":[{\"type\":\"a\",\"value\":{\"n\":2147483648}}]}", 0},
+		{"{\"properties\":[{\"type\":\"a\",\"value\":{\"n\":\"5\"}}]}", 0},
+		{"{\"properties\":[{\"type\":\"a\",\"value\":{\"n\":5.0}}]}", 0},
+		{"{\"properties\":[{\"type\":\"a\",\"value\":{\"b\":\"e30\"}}]}", 0},
+		{"{\"properties\":[{\"type\":\"a\",\"value\":{\"l\":[{\"on\":1}]}}]}", 0},
+		{"{\"properties\":[{\"type\":\"a\",\"value\":{\"m\":{\"k\":[]}}}]}", 0},
+		{"{\"properties\":[{\"type\":\"a\",\"value\":{\"S\":1}}]}", 0},
+		{"{\"properties\":[{\"type\":\"a\",\"value\":{\"\\u0073\":\"x\"}}]}", 0},
+		{"{\"properties\":[{\"type\":\"a\",\"value\":{\"s\":\"x\",\"s\":\"y\"}}]}", 1},
+		{"{\"properties\":[{\"type\":\"a\",\"value\":null}]}", 1},
+		{"{\"properties\":[{\"type\":\"a\",\"value\":[]}]}", 0},
+		{"{\"properties\":[{\"type\":\"a\",\"value\":{}},{\"type\":\"c\",\"value\":{}},"
+		 "{\"type\":\"b\",\"value\":{\"data\":\"e30=\"}},{\"type\":\"b\",\"value\":"
+		 "{\"data\":\"ICAgCgl7fQ==\"}}]}",
+		 3},
+		{"{\"properties\":[{\"type\":\"a\",\"value\":{},\"z\":1}]}", 0},
+		{"{\"properties\":[{\"value\":{},\"type\":\"a\"}]}", 0},
+		{"{\"properties\":[{\"Type\":\"a\",\"value\":{}}]}", 0},
+		{"{\"properties\":[{\"type\":\"a\",\"Value\":{}}]}", 0},
+		{"{\"properties\":[[{\"type\":\"a\",\"value\":{}}]]}", 0},
+		{"{\"Properties\":[{\"type\":\"a\",\"value\":{}}]}", 0},
+		{"{\"x\":{\"properties\":[{\"type\":\"a\",\"value\":{}}]}}", 0},
+		{"{\"x\":[{\"type\":\"a\",\"value\":{}}]}", 0},
+		{"{\"properties\":[{\"type\":\"b\",\"value\":{\"data\":\"a2luZDogQ1NWCg==\"}}]}",
+		 0},
+		{"{\"properties\":[{\"type\":\"b\",\"value\":{\"data\":\"e30=\",\"x\":1}}]}", 0},
+		{"{\"properties\":[{\"type\":\"b\",\"value\":{\"Data\":\"e30=\"}}]}", 0},
+		{"{\"properties\":[{\"type\":\"b\",\"value\":{\"data\":\"e30\\u003d\"}}]}", 0},
+		{"{\"properties\":[{\"type\":\"b\",\"value\":{\"data\":\"a===\"}}]}", 0},
+		{"{\n \"properties\": [\n  {\n   \"type\": \"a\",\n   \"value\": {\n    \"s\": "
+		 "\"x\"\n   }\n  }\n ]\n}\n",
+		 1},
+	};
+	fbc_load_limits lim;
+
+	(void)state;
+	fbc_load_limits_default(&lim);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = fbc_json_fast_skim_check(cases[i].text, strlen(cases[i].text), &lim);
+
+		if (n != cases[i].skimmed)
+			fail_msg("case %zu: %zu skimmed, want %zu: %s", i, n, cases[i].skimmed,
+				 cases[i].text);
+	}
+	/* past a limit: built (the tree check reports the limit) */
+	lim.max_string_bytes = 3;
+	assert_int_equal(fbc_json_fast_skim_check(cases[0].text, strlen(cases[0].text), &lim), 0);
+	fbc_load_limits_default(&lim);
+	lim.max_depth = 5; /* the value's containers reach depth 6 */
+	assert_int_equal(fbc_json_fast_skim_check(cases[0].text, strlen(cases[0].text), &lim), 0);
+	lim.max_depth = 6;
+	assert_int_equal(fbc_json_fast_skim_check(cases[0].text, strlen(cases[0].text), &lim), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(jsonfast__edge_cases),
 		cmocka_unit_test(jsonfast__real_catalog_as_json),
 		cmocka_unit_test(jsonfast__within_limits_as_the_tree_walk),
+		cmocka_unit_test(jsonfast__skims_what_decodes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
