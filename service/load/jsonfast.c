@@ -39,8 +39,42 @@ typedef struct jf {
 	bool in_props; /* inside the top-level object's "properties" array */
 } jf;
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* 0x80 in each byte of w that equals c, 0 in the others (exact, no carries). */
+static inline uint64_t byte_eq(uint64_t w, unsigned char c)
+{
+	const uint64_t low7 = FBC_WORD_ONES * 0x7f;
+	uint64_t x = w ^ (FBC_WORD_ONES * c);
+
+	return ~(((x & low7) + low7) | x) & (FBC_WORD_ONES * 0x80);
+}
+#endif
+
 static void skip_space(jf *j)
 {
+	if (j->p<j->end && * j->p> ' ')
+		return; /* the usual case: no white space */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* pretty-printed JSON: a newline and indentation, 8 bytes at a time */
+	while (j->end - j->p >= 8) {
+		uint64_t w, nl, stop;
+
+		memcpy(&w, j->p, 8);
+		nl = byte_eq(w, '\n');
+		stop = ~(nl | byte_eq(w, ' ') | byte_eq(w, '\t') | byte_eq(w, '\r')) &
+		       (FBC_WORD_ONES * 0x80);
+		if (stop) {
+			unsigned k = (unsigned)__builtin_ctzll(stop) / 8; /* the first other byte */
+
+			nl &= k ? ~(uint64_t)0 >> (64 - 8 * k) : 0;
+			j->lines += __builtin_popcountll(nl);
+			j->p += k;
+			return;
+		}
+		j->lines += __builtin_popcountll(nl);
+		j->p += 8;
+	}
+#endif
 	for (; j->p < j->end; j->p++) {
 		if (*j->p == '\n')
 			j->lines++;
