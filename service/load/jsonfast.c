@@ -50,10 +50,25 @@ static inline uint64_t byte_eq(uint64_t w, unsigned char c)
 }
 #endif
 
+/* Newlines among 0x80 flags (few: no popcount, which is a libgcc call
+ * without -mpopcnt). */
+static inline int count_flags(uint64_t f)
+{
+	int n = 0;
+
+	for (; f; f &= f - 1)
+		n++;
+	return n;
+}
+
 static void skip_space(jf *j)
 {
-	if (j->p<j->end && * j->p> ' ')
+	if (j->p < j->end && j->p[0] > ' ')
 		return; /* the usual case: no white space */
+	if (j->end - j->p >= 2 && j->p[0] == ' ' && j->p[1] > ' ') {
+		j->p++; /* the next usual one: `"key": value` */
+		return;
+	}
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	/* pretty-printed JSON: a newline and indentation, 8 bytes at a time */
 	while (j->end - j->p >= 8) {
@@ -67,11 +82,11 @@ static void skip_space(jf *j)
 			unsigned k = (unsigned)__builtin_ctzll(stop) / 8; /* the first other byte */
 
 			nl &= k ? ~(uint64_t)0 >> (64 - 8 * k) : 0;
-			j->lines += __builtin_popcountll(nl);
+			j->lines += count_flags(nl);
 			j->p += k;
 			return;
 		}
-		j->lines += __builtin_popcountll(nl);
+		j->lines += count_flags(nl);
 		j->p += 8;
 	}
 #endif
