@@ -42,6 +42,13 @@ int fbc_load_parse_data(fbc_vec *items, const char *data, size_t len, const fbc_
 int fbc_load_parse_data_staged(fbc_vec *items, const char *data, size_t len,
 			       const fbc_load_limits *lim, const fbc_load_stagecall *sc);
 
+/* meta.c: apply L6-L9 to one decoded value v (reference stolen) found at line and append
+ * the meta (prepared at once when sc is given) or the findings to items. skimmed (may be
+ * NULL): the values fbc_json_fast_parse skimmed in v, built back unless the blob is of
+ * the schema of sc's skim. 0 or FBC_ENOMEM. */
+int fbc_load_check_meta(fbc_vec *items, json_t *v, int line, const fbc_load_stagecall *sc,
+			fbc_vec *skimmed);
+
 /* jsonfast.c: the top-level JSON object at data (data[0] == '{') as jansson's json_loadb
  * (JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK) would read it, with *consumed the bytes it
  * used; NULL when the value has anything the fast path leaves to jansson (escapes, reals,
