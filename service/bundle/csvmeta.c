@@ -33,7 +33,7 @@ static int bad(cm *c, const json_t *v, const char *field, const char *type)
 		c->rc = fbc_error_set(
 			c->err, FBC_EINVAL, NULL,
 			"json: cannot unmarshal %s into Go struct field %s of type %s",
-			fbc_bundle_json_kind(v), field, type);
+			fbc_gt_json_kind(v), field, type);
 	return c->rc;
 }
 

@@ -9,6 +9,7 @@
 
 #include "service/base/vec.h"
 #include "service/bundle/bundle.h"
+#include "service/load/gotype.h"
 
 #include <stdint.h>
 
@@ -104,8 +105,8 @@ int fbc_bundle_line_of(const char *text, size_t len, const char *const *path, si
 json_t *fbc_bundle_fold_get(const json_t *obj, const char *name);
 bool fbc_bundle_fold_eq(const char *a, size_t an, const char *b);
 
-/* Go's name of a JSON value's type in decode errors: "string", "number"... */
-const char *fbc_bundle_json_kind(const json_t *v);
+/* Go's name of a JSON value's type in decode errors: fbc_gt_json_kind
+ * (service/load/gotype.h). */
 
 /* Go JSON (HTML-escaped, keys sorted) of a value into a malloc'd string. */
 char *fbc_bundle_gojson(const json_t *v, bool html, size_t *len);

@@ -22,26 +22,6 @@ static int oom(fbc_error *err)
 	return fbc_error_set(err, FBC_ENOMEM, NULL, "out of memory");
 }
 
-const char *fbc_bundle_json_kind(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		return "object";
-	case JSON_ARRAY:
-		return "array";
-	case JSON_STRING:
-		return "string";
-	case JSON_INTEGER:
-	case JSON_REAL:
-		return "number";
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return "bool";
-	default:
-		return "null";
-	}
-}
-
 static const bentry *entry(const fbc_bundle_dir *b, size_t i)
 {
 	return FBC_VEC_AT(&b->manifests, bentry, i);
@@ -100,7 +80,7 @@ static int type_error(fbc_error *err, const char *where, const char *prefix, con
 {
 	return fbc_error_set(err, FBC_EINVAL, where,
 			     "%sjson: cannot unmarshal %s into Go struct field %s of type %s",
-			     prefix, fbc_bundle_json_kind(v), field, gotype);
+			     prefix, fbc_gt_json_kind(v), field, gotype);
 }
 
 /* The version part of an apiVersion: after the last '/'. */
@@ -491,7 +471,7 @@ static int decode_struct(const char *raw, size_t len, const char *const *fields,
 	}
 	if (!json_is_object(j) && !json_is_null(j)) {
 		snprintf(why, whysz, "json: cannot unmarshal %s into Go value of type struct",
-			 fbc_bundle_json_kind(j));
+			 fbc_gt_json_kind(j));
 		rc = FBC_EPARSE;
 		goto done;
 	}
@@ -501,7 +481,7 @@ static int decode_struct(const char *raw, size_t len, const char *const *fields,
 			snprintf(
 				why, whysz,
 				"json: cannot unmarshal %s into Go struct field .%s of type string",
-				fbc_bundle_json_kind(v), fields[i]);
+				fbc_gt_json_kind(v), fields[i]);
 			rc = FBC_EPARSE;
 			goto done;
 		}
@@ -828,7 +808,7 @@ int fbc_bundle_assemble(const fbc_bundle_dir *b, const char *image, fbc_vec *pro
 					   "%serror getting apiservice definitions: json: cannot "
 					   "unmarshal %s into Go value of type "
 					   "registry.APIServiceDefinitions",
-					   pre, fbc_bundle_json_kind(bad));
+					   pre, fbc_gt_json_kind(bad));
 			goto done;
 		}
 		bad = bad_defs(json_object_get(spec, "customresourcedefinitions"));
@@ -837,7 +817,7 @@ int fbc_bundle_assemble(const fbc_bundle_dir *b, const char *image, fbc_vec *pro
 			rc = fbc_error_set(err, FBC_EINVAL, ce->file,
 					   "%sjson: cannot unmarshal %s into Go value of type "
 					   "registry.CustomResourceDefinitions",
-					   pre, fbc_bundle_json_kind(bad));
+					   pre, fbc_gt_json_kind(bad));
 			goto done;
 		}
 	}
@@ -918,7 +898,7 @@ int fbc_bundle_assemble(const fbc_bundle_dir *b, const char *image, fbc_vec *pro
 				      "%s into Go value of type string"
 				    : "failed to derive properties: release field must be "
 				      "a string or number%s",
-			which == 12 ? fbc_bundle_json_kind(json_object_get(spec, "version")) : "");
+			which == 12 ? fbc_gt_json_kind(json_object_get(spec, "version")) : "");
 		goto done;
 	}
 	if (*pkg) {

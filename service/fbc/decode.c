@@ -214,26 +214,6 @@ typedef struct gt_ctx {
 	bool fast; /* members in storage order: only "does it decode" counts */
 } gt_ctx;
 
-static const char *json_kind(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_STRING:
-		return "string";
-	case JSON_INTEGER:
-	case JSON_REAL:
-		return "number";
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return "bool";
-	case JSON_ARRAY:
-		return "array";
-	case JSON_OBJECT:
-		return "object";
-	default:
-		return "null";
-	}
-}
-
 static const char *short_name(const char *goname)
 {
 	const char *dot = strrchr(goname, '.');
@@ -340,9 +320,9 @@ static int check(const fbc_gt_type *t, const json_t *v, gt_ctx *c, int depth)
 		return 0; /* the tables are not that deep; defensive only */
 	switch (t->kind) {
 	case FBC_GT_STRING:
-		return json_is_string(v) ? 0 : type_error(c, json_kind(v), t);
+		return json_is_string(v) ? 0 : type_error(c, fbc_gt_json_kind(v), t);
 	case FBC_GT_BOOL:
-		return json_is_boolean(v) ? 0 : type_error(c, json_kind(v), t);
+		return json_is_boolean(v) ? 0 : type_error(c, fbc_gt_json_kind(v), t);
 	case FBC_GT_INT: {
 		/* the only integer field is an int32 (containerPort): Go rejects
 		 * fractions and values out of its range alike */
@@ -364,11 +344,11 @@ static int check(const fbc_gt_type *t, const json_t *v, gt_ctx *c, int depth)
 			snprintf(num, sizeof(num), "number %g", d);
 			return type_error(c, num, t);
 		}
-		return type_error(c, json_kind(v), t);
+		return type_error(c, fbc_gt_json_kind(v), t);
 	}
 	case FBC_GT_BYTES:
 		if (!json_is_string(v))
-			return type_error(c, json_kind(v), t);
+			return type_error(c, fbc_gt_json_kind(v), t);
 		rc = fbc_base64_decode(NULL, NULL, &bad, json_string_value(v),
 				       json_string_length(v));
 		if (rc == FBC_EPARSE) {
@@ -378,7 +358,7 @@ static int check(const fbc_gt_type *t, const json_t *v, gt_ctx *c, int depth)
 		return rc;
 	case FBC_GT_ARRAY:
 		if (!json_is_array(v))
-			return type_error(c, json_kind(v), t);
+			return type_error(c, fbc_gt_json_kind(v), t);
 		for (i = 0; i < json_array_size(v); i++) {
 			if ((rc = check(t->elem, json_array_get(v, i), c, depth + 1)))
 				return rc;
@@ -389,7 +369,7 @@ static int check(const fbc_gt_type *t, const json_t *v, gt_ctx *c, int depth)
 		size_t n = 0;
 
 		if (!json_is_object(v))
-			return type_error(c, json_kind(v), t);
+			return type_error(c, fbc_gt_json_kind(v), t);
 		if (c->fast) {
 			const char *k;
 			json_t *mv;
@@ -414,7 +394,7 @@ static int check(const fbc_gt_type *t, const json_t *v, gt_ctx *c, int depth)
 	}
 	case FBC_GT_STRUCT:
 		if (!json_is_object(v))
-			return type_error(c, json_kind(v), t);
+			return type_error(c, fbc_gt_json_kind(v), t);
 		return check_struct(t, v, c, depth);
 	default:
 		return 0;

@@ -19,3 +19,23 @@ const fbc_gt_field *fbc_gt_find_field(const fbc_gt_type *t, const char *key, siz
 	}
 	return NULL;
 }
+
+const char *fbc_gt_json_kind(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "object";
+	case JSON_ARRAY:
+		return "array";
+	case JSON_STRING:
+		return "string";
+	case JSON_INTEGER:
+	case JSON_REAL:
+		return "number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "bool";
+	default:
+		return "null";
+	}
+}

@@ -6,6 +6,7 @@
 #ifndef FBC_LOAD_GOTYPE_H
 #define FBC_LOAD_GOTYPE_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 typedef enum fbc_gt_kind {
@@ -37,5 +38,9 @@ struct fbc_gt_field {
  * into: the one of that exact name, else the first equal ignoring ASCII
  * case; NULL when none (Go ignores the member). */
 const fbc_gt_field *fbc_gt_find_field(const fbc_gt_type *t, const char *key, size_t n);
+
+/* The kind of v as Go's encoding/json names it in its errors ("cannot
+ * unmarshal KIND into ..."): object, array, string, number, bool, null. */
+const char *fbc_gt_json_kind(const json_t *v);
 
 #endif

@@ -405,14 +405,20 @@ static json_t *number(jf *j)
 	return integer(j, &v) ? json_integer(v) : NULL;
 }
 
-static json_t *literal(jf *j, const char *word, json_t *v)
+/* Whether word is at j->p (then passed). */
+static bool word_at(jf *j, const char *word)
 {
 	size_t n = strlen(word);
 
 	if ((size_t)(j->end - j->p) < n || memcmp(j->p, word, n) != 0)
-		return NULL;
+		return false;
 	j->p += n;
-	return v;
+	return true;
+}
+
+static json_t *literal(jf *j, const char *word, json_t *v)
+{
+	return word_at(j, word) ? v : NULL;
 }
 
 /* After a member or element: 1 at the closing `close` (consumed), 0 after a ',' (consumed,
@@ -496,16 +502,6 @@ static bool skim_string(jf *j, const char **s, size_t *n, bool *esc)
 	return skim_measure(j, *n);
 }
 
-static bool skim_literal(jf *j, const char *word)
-{
-	size_t n = strlen(word);
-
-	if ((size_t)(j->end - j->p) < n || memcmp(j->p, word, n) != 0)
-		return false;
-	j->p += n;
-	return true;
-}
-
 static bool skim_container(jf *j, int depth)
 {
 	if (depth > MAX_DEPTH || (size_t)depth > j->lim->max_depth)
@@ -530,11 +526,11 @@ static bool skim_value(jf *j, const fbc_gt_type *t, int depth)
 		return false;
 	switch (*j->p) {
 	case 'n':
-		return skim_literal(j, "null"); /* null leaves the zero value */
+		return word_at(j, "null"); /* null leaves the zero value */
 	case 't':
-		return skim_literal(j, "true") && (any || t->kind == FBC_GT_BOOL);
+		return word_at(j, "true") && (any || t->kind == FBC_GT_BOOL);
 	case 'f':
-		return skim_literal(j, "false") && (any || t->kind == FBC_GT_BOOL);
+		return word_at(j, "false") && (any || t->kind == FBC_GT_BOOL);
 	case '"':
 		if (!skim_string(j, &s, &n, &esc))
 			return false;

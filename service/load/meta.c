@@ -118,27 +118,6 @@ static int cmp_keyrec(const void *a, const void *b)
 	return c != 0 ? c : strcmp(x->key, y->key);
 }
 
-static const char *json_kind(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		return "object";
-	case JSON_ARRAY:
-		return "array";
-	case JSON_STRING:
-		return "string";
-	case JSON_INTEGER:
-	case JSON_REAL:
-		return "number";
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return "bool";
-	case JSON_NULL:
-		break;
-	}
-	return "null";
-}
-
 /* The "got ..." part of L8, shaped like opm's "%t: %v" of a Go value. */
 static void describe_value(char *buf, size_t size, const json_t *v)
 {
@@ -254,7 +233,7 @@ int fbc_load_check_meta(fbc_vec *items, json_t *v, int line, const fbc_load_stag
 		rc = fbc_load_item_finding(
 			items, "L6", line,
 			"json: cannot unmarshal %s into Go value of type map[string]interface {}",
-			json_kind(v));
+			fbc_gt_json_kind(v));
 		goto done;
 	}
 	/* The usual blob: a few ASCII keys, none equal to another ignoring case;

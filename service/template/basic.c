@@ -4,6 +4,7 @@
  * rendered blobs, everything written in WriteYAML's order.
  */
 #include "service/template/internal.h"
+#include "service/load/gotype.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,26 +73,6 @@ static int entry_line(const basic *b, const json_t *entry, size_t idx)
 	return tpl_line_of(b->text, b->len, "entries", 0);
 }
 
-static const char *go_kind(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		return "object";
-	case JSON_ARRAY:
-		return "array";
-	case JSON_STRING:
-		return "string";
-	case JSON_INTEGER:
-	case JSON_REAL:
-		return "number";
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return "bool";
-	default:
-		return "null";
-	}
-}
-
 /* a string field of a typed decode: absent/null -> "", else must be a string */
 static int str_field(const char **out, const json_t *obj, const char *name, const char *what,
 		     fbc_error *err)
@@ -105,7 +86,7 @@ static int str_field(const char **out, const json_t *obj, const char *name, cons
 		return fbc_error_set(err, FBC_EINVAL, NULL,
 				     "parse %s: json: cannot unmarshal %s into Go struct field of "
 				     "type string (field %s)",
-				     what, go_kind(v), name);
+				     what, fbc_gt_json_kind(v), name);
 	*out = json_string_value(v);
 	return 0;
 }
@@ -121,7 +102,7 @@ static int props_field(json_t **out, const json_t *obj, const char *what, fbc_er
 		return fbc_error_set(err, FBC_EINVAL, NULL,
 				     "parse %s: json: cannot unmarshal %s into Go struct field "
 				     "properties of type []property.Property",
-				     what, go_kind(v));
+				     what, fbc_gt_json_kind(v));
 	json_t *res = json_array();
 	size_t i;
 	json_t *p;
@@ -131,7 +112,7 @@ static int props_field(json_t **out, const json_t *obj, const char *what, fbc_er
 			json_decref(res);
 			return fbc_error_set(err, FBC_EINVAL, NULL,
 					     "parse %s: json: cannot unmarshal %s into property",
-					     what, go_kind(p));
+					     what, fbc_gt_json_kind(p));
 		}
 		const char *t = json_string_value(tpl_fold_get(p, "type", NULL));
 		json_t *val = tpl_fold_get(p, "value", NULL);
@@ -161,7 +142,7 @@ static int do_package(basic *b, const json_t *e, fbc_error *err)
 			return fbc_error_set(err, FBC_EINVAL, NULL,
 					     "parse package: json: cannot unmarshal %s into Go "
 					     "struct field Package.icon of type declcfg.Icon",
-					     go_kind(icon));
+					     fbc_gt_json_kind(icon));
 		}
 		json_t *data = NULL;
 		rc = tpl_icon_canonical(&data, tpl_fold_get(icon, "base64data", NULL), err);
@@ -208,7 +189,7 @@ static int do_channel(basic *b, const json_t *e, fbc_error *err)
 			err, FBC_EINVAL, NULL,
 			"parse channel: json: cannot unmarshal %s into Go struct field "
 			"Channel.entries of type []declcfg.ChannelEntry",
-			go_kind(ents));
+			fbc_gt_json_kind(ents));
 	} else {
 		json_t *list = json_array();
 		size_t i;
@@ -221,7 +202,7 @@ static int do_channel(basic *b, const json_t *e, fbc_error *err)
 					err, FBC_EINVAL, NULL,
 					"parse channel: json: cannot unmarshal %s into Go "
 					"struct field of type declcfg.ChannelEntry",
-					go_kind(ce));
+					fbc_gt_json_kind(ce));
 			} else if ((rc = str_field(&en, ce, "name", "channel", err)) == 0 &&
 				   (rc = str_field(&rep, ce, "replaces", "channel", err)) == 0 &&
 				   (rc = str_field(&sr, ce, "skipRange", "channel", err)) == 0) {
@@ -240,7 +221,7 @@ static int do_channel(basic *b, const json_t *e, fbc_error *err)
 							"unmarshal %s into Go struct field "
 							"ChannelEntry.entries.skips of type "
 							"[]string",
-							go_kind(sk));
+							fbc_gt_json_kind(sk));
 					json_array_foreach(sk, k, s)
 					{
 						if (!json_is_string(s) && !json_is_null(s))
@@ -250,7 +231,7 @@ static int do_channel(basic *b, const json_t *e, fbc_error *err)
 									   "into Go struct field "
 									   "ChannelEntry.entries."
 									   "skips of type string",
-									   go_kind(s));
+									   fbc_gt_json_kind(s));
 					}
 					if (rc == 0 && json_array_size(sk) > 0) {
 						json_t *cp = json_array();
@@ -363,7 +344,7 @@ static int check_meta_keys(const json_t *e, fbc_error *err)
 				return fbc_error_set(err, FBC_EINVAL, NULL,
 						     "unmarshalling template: expected value for "
 						     "key \"%s\" to be a string, got %s",
-						     k, go_kind(v));
+						     k, fbc_gt_json_kind(v));
 		}
 	}
 	return 0;
@@ -379,7 +360,7 @@ int tpl_render_basic(fbc_template_result *r, const json_t *doc, const char *text
 		rc = tpl_fail(err, FBC_EINVAL, o->file, 1,
 			      "unmarshalling template: json: cannot unmarshal %s into Go value of "
 			      "type basic.BasicTemplate",
-			      go_kind(doc));
+			      fbc_gt_json_kind(doc));
 		goto done;
 	}
 	json_t *entries = tpl_fold_get(doc, "entries", NULL);
@@ -387,7 +368,7 @@ int tpl_render_basic(fbc_template_result *r, const json_t *doc, const char *text
 		rc = tpl_fail(err, FBC_EINVAL, o->file, tpl_line_of(text, len, "entries", 0),
 			      "unmarshalling template: json: cannot unmarshal %s into Go struct "
 			      "field BasicTemplate.entries of type []*declcfg.Meta",
-			      go_kind(entries));
+			      fbc_gt_json_kind(entries));
 		goto done;
 	}
 	size_t i;
@@ -398,7 +379,7 @@ int tpl_render_basic(fbc_template_result *r, const json_t *doc, const char *text
 			rc = tpl_fail(err, FBC_EINVAL, o->file,
 				      tpl_line_of(text, len, "entries", 0),
 				      "unmarshalling template: entry %zu is a %s, not an object", i,
-				      go_kind(e));
+				      fbc_gt_json_kind(e));
 			goto done;
 		}
 		if ((rc = check_meta_keys(e, err)) != 0) {
