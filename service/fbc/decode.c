@@ -18,13 +18,13 @@
 /* ------------------------------------------------------------------ */
 /* Go type tables                                                      */
 
-#define F(n, t)      \
-	{            \
-		n, t \
+#define F(n, t)                     \
+	{                           \
+		n, sizeof(n) - 1, t \
 	}
-#define END                \
-	{                  \
-		NULL, NULL \
+#define END                   \
+	{                     \
+		NULL, 0, NULL \
 	}
 
 static const fbc_gt_type t_raw = {FBC_GT_ANY, "json.RawMessage", NULL, NULL};
@@ -93,7 +93,7 @@ const fbc_gt_type fbc_gt_prop_package_required = {FBC_GT_STRUCT, "property.Packa
 static const fbc_gt_field f_gvk[] = {F("group", &t_string), F("kind", &t_string),
 				     F("version", &t_string), END};
 const fbc_gt_type fbc_gt_prop_gvk = {FBC_GT_STRUCT, "property.GVK", NULL, f_gvk};
-static const fbc_gt_type t_prop_gvk_required = {FBC_GT_STRUCT, "property.GVKRequired", NULL, f_gvk};
+const fbc_gt_type fbc_gt_prop_gvk_required = {FBC_GT_STRUCT, "property.GVKRequired", NULL, f_gvk};
 static const fbc_gt_field f_bobj[] = {F("data", &t_bytes), END};
 const fbc_gt_type fbc_gt_prop_bundle_object = {FBC_GT_STRUCT, "property.BundleObject", NULL,
 					       f_bobj};
@@ -193,7 +193,7 @@ const fbc_gt_type *fbc_gt_for_property(const char *type)
 	if (strcmp(type, "olm.gvk") == 0)
 		return &fbc_gt_prop_gvk;
 	if (strcmp(type, "olm.gvk.required") == 0)
-		return &t_prop_gvk_required;
+		return &fbc_gt_prop_gvk_required;
 	if (strcmp(type, "olm.bundle.object") == 0)
 		return &fbc_gt_prop_bundle_object;
 	if (strcmp(type, "olm.csv.metadata") == 0)
@@ -277,8 +277,9 @@ static int check_struct(const fbc_gt_type *t, const json_t *v, gt_ctx *c, int de
 	}
 	for (i = 0; i < n && rc == 0; i++) {
 		const char *key = keys ? keys[i] : json_object_iter_key(it);
+		size_t kl = keys ? strlen(key) : json_object_iter_key_len(it);
 		const json_t *val = keys ? json_object_get(v, key) : json_object_iter_value(it);
-		const fbc_gt_field *f = fbc_gt_find_field(t, key, strlen(key));
+		const fbc_gt_field *f = fbc_gt_find_field(t, key, kl);
 		const char *saved_struct = c->structname;
 
 		if (it)
@@ -292,7 +293,7 @@ static int check_struct(const fbc_gt_type *t, const json_t *v, gt_ctx *c, int de
 			rc = check(f->type, val, c, depth + 1);
 			continue;
 		}
-		fl = strlen(f->name);
+		fl = f->len;
 		if (c->plen + fl + 2 < sizeof(c->path)) {
 			if (c->plen)
 				c->path[c->plen++] = '.';

@@ -25,7 +25,8 @@
 /* Well-known types. */
 extern const fbc_gt_type fbc_gt_package, fbc_gt_channel, fbc_gt_bundle, fbc_gt_deprecation;
 extern const fbc_gt_type fbc_gt_prop_package, fbc_gt_prop_package_required, fbc_gt_prop_gvk,
-	fbc_gt_prop_bundle_object, fbc_gt_prop_csv_metadata, fbc_gt_prop_channel;
+	fbc_gt_prop_gvk_required, fbc_gt_prop_bundle_object, fbc_gt_prop_csv_metadata,
+	fbc_gt_prop_channel;
 
 /* Check v against t the way json.Unmarshal would. Returns 0 when it decodes,
  * 1 with the Go error text appended to msg when it does not, <0 on OOM. */

@@ -311,13 +311,19 @@ int fbc_catalog_load_dir(fbc_catalog **out, const char *root, const fbc_load_lim
  * olm.csv.metadata value that decodes (C11) nor its olm.bundle.object values
  * (of which validation only asks L11's questions; JSON data is not parsed),
  * so the loader need not build those values when they check out on the raw
- * text: decode then sees a placeholder that gives the same answers. */
+ * text: decode then sees a placeholder that gives the same answers. A lean
+ * load (validate_lean) derives no GVKs either: the olm.gvk and
+ * olm.gvk.required values that decode are skimmed too (olm.package and
+ * olm.package.required values are still read, for the derived fields). */
 static const fbc_load_skim_type skim_types[] = {
 	{"olm.csv.metadata", &fbc_gt_prop_csv_metadata, false, "{}"},
 	{"olm.bundle.object", &fbc_gt_prop_bundle_object, true, "{\"data\":\"e30=\"}"}, /* {} */
+	{"olm.gvk", &fbc_gt_prop_gvk, false, "{}"},
+	{"olm.gvk.required", &fbc_gt_prop_gvk_required, false, "{}"},
 };
-static const fbc_load_skim validate_skim = {"olm.bundle", skim_types,
-					    sizeof(skim_types) / sizeof(skim_types[0])};
+static const fbc_load_skim validate_skim = {"olm.bundle", skim_types, 2};
+static const fbc_load_skim lean_skim = {"olm.bundle", skim_types,
+					sizeof(skim_types) / sizeof(skim_types[0])};
 
 int fbc_catalog_load_tree_cached(fbc_catalog **out, fbc_tree *t, const fbc_load_limits *lim,
 				 fbc_catalog_cache *cc, fbc_diags *diags, fbc_error *err)
@@ -345,7 +351,9 @@ int fbc_catalog_load_tree_cached(fbc_catalog **out, fbc_tree *t, const fbc_load_
 	stage.prepare = prepare;
 	stage.discard = NULL; /* results live in the worker arenas */
 	stage.ctx = &lc;
-	stage.skim = cat->limits.validate_only ? &validate_skim : NULL;
+	stage.skim = !cat->limits.validate_only	 ? NULL
+		     : cat->limits.validate_lean ? &lean_skim
+						 : &validate_skim;
 	if (cc) {
 		const fbc_load_limits *l = &cat->limits;
 

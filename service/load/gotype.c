@@ -10,11 +10,11 @@ const fbc_gt_field *fbc_gt_find_field(const fbc_gt_type *t, const char *key, siz
 	if (n == 0)
 		return NULL; /* no field has an empty name */
 	for (f = t->fields; f->name; f++) {
-		if (f->name[0] == key[0] && strncmp(f->name, key, n) == 0 && f->name[n] == '\0')
+		if (f->len == n && f->name[0] == key[0] && memcmp(f->name, key, n) == 0)
 			return f;
 	}
 	for (f = t->fields; f->name; f++) {
-		if (strncasecmp(f->name, key, n) == 0 && f->name[n] == '\0')
+		if (f->len == n && strncasecmp(f->name, key, n) == 0)
 			return f;
 	}
 	return NULL;

@@ -31,6 +31,7 @@ typedef struct fbc_gt_type {
 
 struct fbc_gt_field {
 	const char *name; /* JSON name */
+	size_t len;	  /* strlen(name) */
 	const fbc_gt_type *type;
 };
 

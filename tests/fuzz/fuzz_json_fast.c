@@ -32,14 +32,14 @@ static const fbc_gt_type t_bool = {FBC_GT_BOOL, "bool", NULL, NULL};
 static const fbc_gt_type t_bytes = {FBC_GT_BYTES, "[]uint8", NULL, NULL};
 static const fbc_gt_type t_raw = {FBC_GT_ANY, "json.RawMessage", NULL, NULL};
 static const fbc_gt_type t_map = {FBC_GT_MAP, "map[string]string", &t_str, NULL};
-static const fbc_gt_field f_inner[] = {{"x", &t_str}, {"On", &t_bool}, {NULL, NULL}};
+static const fbc_gt_field f_inner[] = {{"x", 1, &t_str}, {"On", 2, &t_bool}, {NULL, 0, NULL}};
 static const fbc_gt_type t_inner = {FBC_GT_STRUCT, "t.Inner", NULL, f_inner};
 static const fbc_gt_type t_inners = {FBC_GT_ARRAY, "[]t.Inner", &t_inner, NULL};
-static const fbc_gt_field f_top[] = {{"s", &t_str},	  {"n", &t_int},    {"b", &t_bytes},
-				     {"m", &t_map},	  {"l", &t_inners}, {"r", &t_raw},
-				     {"Inner", &t_inner}, {NULL, NULL}};
+static const fbc_gt_field f_top[] = {
+	{"s", 1, &t_str},    {"n", 1, &t_int}, {"b", 1, &t_bytes},     {"m", 1, &t_map},
+	{"l", 1, &t_inners}, {"r", 1, &t_raw}, {"Inner", 5, &t_inner}, {NULL, 0, NULL}};
 static const fbc_gt_type t_top = {FBC_GT_STRUCT, "t.Top", NULL, f_top};
-static const fbc_gt_field f_obj[] = {{"data", &t_bytes}, {NULL, NULL}};
+static const fbc_gt_field f_obj[] = {{"data", 4, &t_bytes}, {NULL, 0, NULL}};
 static const fbc_gt_type t_obj = {FBC_GT_STRUCT, "t.Obj", NULL, f_obj};
 static const fbc_load_skim_type skim_types[] = {{"a", &t_top, false, "{}"},
 						{"b", &t_obj, true, "{\"data\":\"e30=\"}"}};

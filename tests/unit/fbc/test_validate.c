@@ -626,7 +626,7 @@ static void validate_only__same_findings_less_kept(void **state)
 /* A staged load (the loader's threads, as fbcd loads trees) of text as t.json,
  * validated: the fingerprint's lines that do not depend on what validate_only
  * keeps (findings, packages, channels, other blobs). malloc'd. */
-static char *staged_print(const char *text, bool validate_only)
+static char *staged_print(const char *text, bool validate_only, bool lean)
 {
 	const char *paths[] = {"t.json"}, *data[] = {text};
 	size_t lens[] = {strlen(text)};
@@ -639,6 +639,7 @@ static char *staged_print(const char *text, bool validate_only)
 
 	fbc_load_limits_default(&lim);
 	lim.validate_only = validate_only;
+	lim.validate_lean = lean;
 	lim.threads = 1;
 	fbc_error_init(&err);
 	assert_int_equal(fbc_diags_init(&diags, 0), 0);
@@ -667,9 +668,9 @@ static char *staged_print(const char *text, bool validate_only)
 }
 
 /* The values a validate_only load's loader checks on the raw text instead of
- * building (olm.csv.metadata, olm.bundle.object: service/fbc/load.c) give the
- * findings (and packages, channels and other blobs) of a load that builds
- * every value: valid and invalid at every level of the Go types, escapes,
+ * building (olm.csv.metadata, olm.bundle.object, and in a lean load olm.gvk and
+ * olm.gvk.required: service/fbc/load.c) give the findings (and packages, channels and other blobs)
+ * of a load that builds every value: valid and invalid at every level of the Go types, escapes,
  * duplicate and case-variant keys, the depth limit, other member orders, other
  * schemas and a blob without one (L9 prints it). */
 static void validate_only__skimmed_values_as_built(void **state)
@@ -679,6 +680,8 @@ static void validate_only__skimmed_values_as_built(void **state)
 	"]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
 #define CSV(v)	"{'type':'olm.csv.metadata','value':" v "}"
 #define BOBJ(v) "{'type':'olm.bundle.object','value':" v "}"
+#define GVK(v)	"{'type':'olm.gvk','value':" v "}"
+#define GVKR(v) "{'type':'olm.gvk.required','value':" v "}"
 	static const char *const props[] = {
 		CSV("{'annotations':{'a':'b'},'apiServiceDefinitions':{'owned':[{'name':'n',"
 		    "'containerPort':8443,'resources':[{'name':'r','kind':'K','version':'v1'}],"
@@ -733,6 +736,21 @@ static void validate_only__skimmed_values_as_built(void **state)
 		BOBJ("{}"),
 		BOBJ("null"),
 		BOBJ("'e30='"),
+		GVK("{'group':'g','kind':'K','version':'v1'}"),
+		GVK("{'group':'g','kind':'K','version':'v1','x':[1,{'y':null}]}"),
+		GVK("{'Group':'g','KIND':'K','version':'v1'}"),
+		GVK("{'group':1,'kind':'K','version':'v1'}"),
+		GVK("{'group':'g','group':2}"),
+		GVK("{'gro\\u0075p':2}"),
+		GVK("{'kind':null}"),
+		GVK("{}"),
+		GVK("null"),
+		GVK("'g/v1/K'"),
+		GVK("[]"),
+		GVKR("{'group':'g','kind':'K','version':'v1'}"),
+		GVKR("{'group':'g','kind':['K'],'version':'v1'}"),
+		GVKR("{'VERSION':true}"),
+		GVKR("7"),
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
@@ -763,19 +781,24 @@ static void validate_only__skimmed_values_as_built(void **state)
 			assert_int_equal(fbc_buf_puts(&text, "]}\n"), 0);
 			s = sq(text.data);
 			fbc_buf_dispose(&text);
-			built = staged_print(s, false);
-			skimmed = staged_print(s, true);
-			if (strcmp(built, skimmed) != 0)
-				fail_msg("property %zu, shape %d:\n%s\nbuilt:\n%s\nskimmed:\n%s", i,
-					 shape, s, built, skimmed);
+			built = staged_print(s, false, false);
+			for (int lean = 0; lean < 2; lean++) {
+				skimmed = staged_print(s, true, lean);
+				if (strcmp(built, skimmed) != 0)
+					fail_msg("property %zu, shape %d, lean %d:\n%s\nbuilt:\n%"
+						 "s\nskimmed:\n%s",
+						 i, shape, lean, s, built, skimmed);
+				free(skimmed);
+			}
 			free(built);
-			free(skimmed);
 			free(s);
 		}
 	}
 #undef DEEP
 #undef CSV
 #undef BOBJ
+#undef GVK
+#undef GVKR
 }
 
 /* Replace every "foo" of text by pkg (one package per copy of a case). */
