@@ -79,6 +79,8 @@ static void merge_sort(void **a, void **tmp, size_t n, name_fn name)
 		return;
 	merge_sort(a, tmp, mid, name);
 	merge_sort(a + mid, tmp, n - mid, name);
+	if (strcmp(name(a[mid - 1]), name(a[mid])) <= 0)
+		return; /* in order already (records mostly come sorted) */
 	j = mid;
 	while (i < mid && j < n) {
 		if (strcmp(name(a[j]), name(a[i])) < 0)
@@ -107,13 +109,14 @@ static int sort_by_name(void **a, size_t n, name_fn name)
 	return 0;
 }
 
-/* Leftmost element with this name in a sorted array, or NULL. */
-static void *bsearch_name(void *const *a, size_t n, const char *key, name_fn name)
+/* The index of the leftmost element with this name in a sorted array, n
+ * when there is none. */
+static size_t bsearch_at(void *const *a, size_t n, const char *key, name_fn name)
 {
 	size_t lo = 0, hi = n;
 
 	if (!key)
-		return NULL;
+		return n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -122,7 +125,15 @@ static void *bsearch_name(void *const *a, size_t n, const char *key, name_fn nam
 		else
 			hi = mid;
 	}
-	return lo < n && strcmp(name(a[lo]), key) == 0 ? a[lo] : NULL;
+	return lo < n && strcmp(name(a[lo]), key) == 0 ? lo : n;
+}
+
+/* Leftmost element with this name in a sorted array, or NULL. */
+static void *bsearch_name(void *const *a, size_t n, const char *key, name_fn name)
+{
+	size_t i = bsearch_at(a, n, key, name);
+
+	return i < n ? a[i] : NULL;
 }
 
 fbc_package *fbc_catalog_package(const fbc_catalog *cat, const char *name)
@@ -288,22 +299,41 @@ static int link_packages(fbc_catalog *cat)
 	return sort_by_name((void **)cat->sorted_packages, cat->n_sorted_packages, pkg_name);
 }
 
+/* The package of a record naming name: the last record's again when it
+ * names the same one (a package's records mostly come together). */
+typedef struct pkg_memo {
+	const char *name;
+	fbc_package *pkg;
+} pkg_memo;
+
+static fbc_package *memo_package(const fbc_catalog *cat, pkg_memo *m, const char *name)
+{
+	if (!name)
+		return NULL;
+	if (!m->name || strcmp(m->name, name) != 0) {
+		m->name = name;
+		m->pkg = fbc_catalog_package(cat, name);
+	}
+	return m->pkg;
+}
+
 static int link_channels_and_bundles(fbc_catalog *cat)
 {
+	pkg_memo memo = {NULL, NULL};
 	size_t i;
 	int rc;
 
 	for (i = 0; i < cat->channels.len; i++) {
 		fbc_channel *c = FBC_CATALOG_AT(cat->channels, fbc_channel, i);
 
-		c->pkg = fbc_catalog_package(cat, c->package);
+		c->pkg = memo_package(cat, &memo, c->package);
 		if (c->pkg)
 			c->pkg->n_channels++;
 	}
 	for (i = 0; i < cat->bundles.len; i++) {
 		fbc_bundle *b = FBC_CATALOG_AT(cat->bundles, fbc_bundle, i);
 
-		b->pkg = fbc_catalog_package(cat, b->package);
+		b->pkg = memo_package(cat, &memo, b->package);
 		if (b->pkg)
 			b->pkg->n_bundles++;
 	}
@@ -388,6 +418,23 @@ static int default_channel_fixup(fbc_catalog *cat)
 	return 0;
 }
 
+/* fbc_package_bundle(p, name), trying the bundle after the last one found
+ * (*hint) first: entries mostly list bundles in their name order. */
+static fbc_bundle *hinted_bundle(const fbc_package *p, const char *name, size_t *hint)
+{
+	size_t h = *hint;
+
+	/* the leftmost of its name, as the search finds */
+	if (!name || h >= p->n_bundles || strcmp(p->bundles[h]->name, name) != 0 ||
+	    (h > 0 && strcmp(p->bundles[h - 1]->name, name) == 0)) {
+		h = bsearch_at((void *const *)p->bundles, p->n_bundles, name, bundle_name);
+		if (h == p->n_bundles)
+			return NULL;
+	}
+	*hint = h + 1;
+	return p->bundles[h];
+}
+
 static int link_entries(fbc_catalog *cat)
 {
 	size_t i, j, k;
@@ -397,9 +444,10 @@ static int link_entries(fbc_catalog *cat)
 
 		for (j = 0; j < p->n_channels; j++) {
 			fbc_channel *c = p->channels[j];
+			size_t hint = 0;
 
 			for (k = 0; k < c->n_entries; k++) {
-				fbc_bundle *b = fbc_package_bundle(p, c->entries[k].name);
+				fbc_bundle *b = hinted_bundle(p, c->entries[k].name, &hint);
 
 				c->entries[k].bundle = b;
 				/* count each (bundle, channel) once even with duplicate entries */

@@ -170,10 +170,94 @@ static void fbc_catalog_load_dir__staged_equals_add_meta_on_real_catalog(void **
 	free(b);
 }
 
+/* Linking: a package's bundles sorted by name, duplicates in the order declared
+ * (bundles declared in any order, some already sorted); every channel entry,
+ * in any order, links the first-declared bundle of its name, and a bundle
+ * lists each channel naming it once. */
+static void fbc_catalog_link__entries_find_the_first_declared(void **state)
+{
+	static const char *const text =
+		"{\"schema\":\"olm.package\",\"name\":\"foo\"}\n"
+		"{\"schema\":\"olm.bundle\",\"name\":\"foo.d\",\"package\":\"foo\"}\n"
+		"{\"schema\":\"olm.bundle\",\"name\":\"foo.b\",\"package\":\"foo\"}\n"
+		"{\"schema\":\"olm.bundle\",\"name\":\"foo.c\",\"package\":\"foo\"}\n"
+		"{\"schema\":\"olm.bundle\",\"name\":\"foo.b\",\"package\":\"foo\"}\n"
+		"{\"schema\":\"olm.bundle\",\"name\":\"foo.a\",\"package\":\"foo\"}\n"
+		"{\"schema\":\"olm.bundle\",\"name\":\"foo.e\",\"package\":\"foo\"}\n"
+		"{\"schema\":\"olm.bundle\",\"name\":\"foo.f\",\"package\":\"foo\"}\n"
+		"{\"schema\":\"olm.bundle\",\"name\":\"foo.c\",\"package\":\"foo\"}\n"
+		"{\"schema\":\"olm.channel\",\"name\":\"one\",\"package\":\"foo\",\"entries\":["
+		"{\"name\":\"foo.a\"},{\"name\":\"foo.b\"},{\"name\":\"foo.c\"},{\"name\":\"foo."
+		"d\"},"
+		"{\"name\":\"foo.b\"},{\"name\":\"foo.x\"},{\"name\":\"foo.c\"},{\"name\":\"foo."
+		"f\"}]}\n"
+		"{\"schema\":\"olm.channel\",\"name\":\"two\",\"package\":\"foo\",\"entries\":["
+		"{\"name\":\"foo.c\"},{\"name\":\"foo.c\"},{\"name\":\"foo.b\"},{\"name\":\"foo."
+		"a\"},"
+		"{\"name\":\"foo.e\"}]}\n";
+	/* line of the first-declared bundle of each name */
+	static const struct {
+		const char *name;
+		int line;
+	} first[] = {{"foo.a", 6}, {"foo.b", 3}, {"foo.c", 4},
+		     {"foo.d", 2}, {"foo.e", 7}, {"foo.f", 8}};
+	static const int sorted_lines[] = {6, 3, 5, 4, 9, 2, 7, 8};
+	tcat t;
+	const fbc_package *p;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	tcat_load(&t, text);
+	p = fbc_catalog_package(t.cat, "foo");
+	assert_non_null(p);
+	assert_int_equal(p->n_bundles, 8);
+	for (size_t i = 0; i < 8; i++)
+		assert_int_equal(p->bundles[i]->loc.line, sorted_lines[i]);
+	for (size_t j = 0; j < p->n_channels; j++) {
+		const fbc_channel *c = p->channels[j];
+
+		for (size_t k = 0; k < c->n_entries; k++) {
+			const fbc_bundle *b = c->entries[k].bundle;
+			int want = 0;
+
+			for (size_t f = 0; f < sizeof(first) / sizeof(first[0]); f++)
+				if (strcmp(first[f].name, c->entries[k].name) == 0)
+					want = first[f].line;
+			if (want == 0) {
+				assert_null(b);
+				continue;
+			}
+			assert_non_null(b);
+			assert_string_equal(b->name, c->entries[k].name);
+			assert_int_equal(b->loc.line, want);
+			assert_ptr_equal(fbc_package_bundle(p, b->name), b);
+		}
+	}
+	for (size_t i = 0; i < 8; i++) {
+		const fbc_bundle *b = p->bundles[i];
+		size_t want = 0;
+
+		/* the first-declared of each name: both channels but d (one) and e (two) */
+		for (size_t f = 0; f < sizeof(first) / sizeof(first[0]); f++)
+			if (first[f].line == (int)b->loc.line)
+				want = strcmp(b->name, "foo.d") == 0 ||
+						       strcmp(b->name, "foo.e") == 0 ||
+						       strcmp(b->name, "foo.f") == 0
+					       ? 1
+					       : 2;
+		assert_int_equal(b->n_channels, want);
+		for (size_t k = 0; k < b->n_channels; k++)
+			for (size_t m = k + 1; m < b->n_channels; m++)
+				assert_ptr_not_equal(b->channels[k], b->channels[m]);
+	}
+	tcat_dispose(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fbc_catalog_load_dir__real_catalog_is_valid),
+		cmocka_unit_test(fbc_catalog_link__entries_find_the_first_declared),
 		cmocka_unit_test(fbc_catalog_load_dir__staged_equals_add_meta),
 		cmocka_unit_test(fbc_catalog_load_dir__staged_equals_add_meta_on_real_catalog),
 	};
