@@ -156,76 +156,63 @@ static int add_edge(fbc_graph *g, size_t cap, size_t from, size_t to, fbc_graph_
 	return 0;
 }
 
-/* §3.2, exactly as model.Channel.validateReplacesChain. */
-static int walk_chain(fbc_graph *g, fbc_strmap *skipped)
+/* §3.2, exactly as model.Channel.validateReplacesChain (which keeps names:
+ * here a name no entry has ends the walk either way, skipped or not, and
+ * only entries' names are asked about afterwards). rep: per entry, the entry
+ * its replaces names, FBC_GRAPH_NONE for none. */
+static int walk_chain(fbc_graph *g, const size_t *rep)
 {
 	fbc_arena *a = g->priv->arena;
-	fbc_strmap chain;
 	const char **list;
-	size_t n_list = 0, i, cap = g->n_entries + 2;
-	const fbc_channel_entry *cur;
-	int rc = 0;
+	size_t n_list = 0, i, cap = g->n_entries + 2, cur = g->head;
 
-	fbc_strmap_init(&chain);
 	list = fbc_arena_calloc(a, cap, sizeof(*list));
 	if (!list)
 		return FBC_ENOMEM;
-	cur = g->nodes[g->head].entry;
-	list[n_list++] = cur->name;
-	if (fbc_strmap_add(&chain, cur->name, NULL) < 0) {
-		rc = FBC_ENOMEM;
-		goto done;
-	}
-	while (cur) {
-		size_t nx;
+	list[n_list++] = g->nodes[cur].name;
+	g->nodes[cur].on_chain = true;
+	for (;;) {
+		const char *r = g->nodes[cur].entry->replaces;
+		size_t nx = rep[cur];
 
-		if (fbc_strmap_has(skipped, cur->replaces))
+		if (nx == FBC_GRAPH_NONE || g->nodes[nx].skipped)
 			break;
-		if (fbc_strmap_has(&chain, cur->replaces)) {
-			list[n_list++] = cur->replaces;
-			for (i = 0; i < n_list && strcmp(list[i], cur->replaces) != 0; i++)
+		if (g->nodes[nx].on_chain) {
+			list[n_list++] = r;
+			for (i = 0; i < n_list && strcmp(list[i], r) != 0; i++)
 				;
 			g->cycle = list + i;
 			g->n_cycle = n_list - i;
 			g->status = FBC_GRAPH_CYCLE;
-			goto done;
+			return 0;
 		}
-		if (fbc_strmap_add(&chain, cur->replaces, NULL) < 0) {
-			rc = FBC_ENOMEM;
-			goto done;
-		}
-		/* every name added is distinct, so the list stays within entries + 2 */
+		g->nodes[nx].on_chain = true;
+		/* every entry added is distinct, so the list stays within entries + 2 */
 		if (n_list < cap)
-			list[n_list++] = cur->replaces;
-		nx = fbc_graph_find(g, cur->replaces);
-		cur = (nx != FBC_GRAPH_NONE && nx < g->n_entries) ? g->nodes[nx].entry : NULL;
+			list[n_list++] = r;
+		cur = nx;
 	}
 	g->stranded = fbc_arena_calloc(a, g->n_entries + 1, sizeof(size_t));
-	if (!g->stranded) {
-		rc = FBC_ENOMEM;
-		goto done;
-	}
+	if (!g->stranded)
+		return FBC_ENOMEM;
 	for (i = 0; i < g->n_entries; i++) {
 		fbc_graph_node *n = &g->nodes[i];
 
-		n->on_chain = fbc_strmap_has(&chain, n->name);
 		if (!n->on_chain && !n->skipped) {
 			n->stranded = true;
 			g->stranded[g->n_stranded++] = i;
 		}
 	}
-	if ((rc = sort_by_node_name(g, g->stranded, g->n_stranded)))
-		goto done;
+	if (sort_by_node_name(g, g->stranded, g->n_stranded))
+		return FBC_ENOMEM;
 	if (g->n_stranded)
 		g->status = FBC_GRAPH_STRANDED;
-done:
-	fbc_strmap_dispose(&chain);
-	return rc;
+	return 0;
 }
 
 /* The OLM v0 order (resolver.md §3.1): from the head along replaces, skipped
  * entries left out but walked through; stops at a revisit. */
-static int classic_order(fbc_graph *g)
+static int classic_order(fbc_graph *g, const size_t *rep)
 {
 	bool *seen;
 	size_t cur = g->head;
@@ -244,7 +231,7 @@ static int classic_order(fbc_graph *g)
 			n->classic_pos = g->n_classic;
 			g->classic[g->n_classic++] = cur;
 		}
-		cur = *n->entry->replaces ? fbc_graph_find(g, n->entry->replaces) : FBC_GRAPH_NONE;
+		cur = *n->entry->replaces ? rep[cur] : FBC_GRAPH_NONE;
 	}
 	free(seen);
 	return 0;
@@ -306,13 +293,13 @@ static int build_edges(fbc_graph *g, size_t node_cap, fbc_error *err)
 int fbc_graph_build(fbc_graph **out, const fbc_channel *ch, unsigned flags, fbc_error *err)
 {
 	fbc_graph *g = NULL;
-	fbc_strmap incoming, skipped, deprecated;
+	fbc_strmap deprecated;
+	size_t *rep = NULL;
+	bool *incoming = NULL;
 	const fbc_deprecation *dep = ch && ch->pkg ? ch->pkg->deprecation : NULL;
 	size_t i, k, node_cap;
 	int rc = 0;
 
-	fbc_strmap_init(&incoming);
-	fbc_strmap_init(&skipped);
 	fbc_strmap_init(&deprecated);
 	if (!ch)
 		return fbc_error_set(err, FBC_EINVAL, NULL, "graph: no channel");
@@ -374,28 +361,32 @@ int fbc_graph_build(fbc_graph **out, const fbc_channel *ch, unsigned flags, fbc_
 	}
 	rc = 0;
 	g->n_entries = g->n_nodes;
-	/* §3.1 incoming edges; skips also make the skipped set */
-	for (i = 0; i < g->n_entries; i++) {
-		const fbc_channel_entry *e = g->nodes[i].entry;
-
-		if (*e->replaces && fbc_strmap_add(&incoming, e->replaces, NULL) < 0)
-			rc = FBC_ENOMEM;
-		for (k = 0; k < e->n_skips; k++) {
-			if (fbc_strmap_add(&incoming, e->skips[k], NULL) < 0 ||
-			    fbc_strmap_add(&skipped, e->skips[k], NULL) < 0)
-				rc = FBC_ENOMEM;
-		}
-	}
-	if (rc) {
+	/* §3.1 incoming edges (only entries' names are asked about: a name no
+	 * entry has is left out); skips also mark the skipped */
+	rep = fbc_arena_calloc(g->priv->arena, g->n_entries + 1, sizeof(*rep));
+	incoming = calloc(g->n_entries + 1, sizeof(*incoming));
+	if (!rep || !incoming) {
 		rc = oom(err);
 		goto done;
 	}
 	for (i = 0; i < g->n_entries; i++) {
-		fbc_graph_node *n = &g->nodes[i];
+		const fbc_channel_entry *e = g->nodes[i].entry;
+		size_t to;
 
-		n->skipped = fbc_strmap_has(&skipped, n->name);
-		if (!fbc_strmap_has(&incoming, n->name)) {
-			n->head = true;
+		/* the walk follows an empty replaces as a name, as Go does */
+		rep[i] = fbc_graph_find(g, e->replaces);
+		if (*e->replaces && rep[i] != FBC_GRAPH_NONE)
+			incoming[rep[i]] = true;
+		for (k = 0; k < e->n_skips; k++) {
+			if ((to = fbc_graph_find(g, e->skips[k])) != FBC_GRAPH_NONE) {
+				incoming[to] = true;
+				g->nodes[to].skipped = true;
+			}
+		}
+	}
+	for (i = 0; i < g->n_entries; i++) {
+		if (!incoming[i]) {
+			g->nodes[i].head = true;
 			g->heads[g->n_heads++] = i;
 		}
 	}
@@ -412,7 +403,7 @@ int fbc_graph_build(fbc_graph **out, const fbc_channel *ch, unsigned flags, fbc_
 	else
 		g->head = g->heads[0];
 	if (g->head != FBC_GRAPH_NONE) {
-		if ((rc = walk_chain(g, &skipped)) || (rc = classic_order(g))) {
+		if ((rc = walk_chain(g, rep)) || (rc = classic_order(g, rep))) {
 			rc = oom(err);
 			goto done;
 		}
@@ -422,8 +413,7 @@ int fbc_graph_build(fbc_graph **out, const fbc_channel *ch, unsigned flags, fbc_
 	*out = g;
 	g = NULL;
 done:
-	fbc_strmap_dispose(&incoming);
-	fbc_strmap_dispose(&skipped);
+	free(incoming);
 	fbc_strmap_dispose(&deprecated);
 	fbc_graph_free(g);
 	return rc;

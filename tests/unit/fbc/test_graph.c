@@ -416,11 +416,174 @@ static void fbc_graph_write__json_dot_mermaid(void **state)
 	gfree(&f);
 }
 
+/* ---- a reference of §3.1-3.2 with sets of names, as opm keeps them ---- */
+
+#define RN 8 /* names "", "a".."g": entries name some, replaces/skips any */
+static const char *const rnames[RN] = {"", "a", "b", "c", "d", "e", "f", "g"};
+
+typedef struct rset {
+	bool has[RN];
+} rset;
+
+static int rname(const char *s)
+{
+	for (int i = 0; i < RN; i++)
+		if (strcmp(rnames[i], s) == 0)
+			return i;
+	fail_msg("unknown name %s", s);
+	return -1;
+}
+
+/* Random channels (duplicates, empty names, names no entry has, cycles,
+ * self-replaces, skips of anything): fbc_graph_build's heads, skipped, chain,
+ * cycle, stranded and classic order are those of the name-set algorithm. */
+static void fbc_graph_build__same_as_name_sets(void **state)
+{
+	unsigned seed = 12345;
+
+	(void)state;
+	for (int round = 0; round < 20000; round++) {
+		fbc_channel_entry ent[6];
+		const char *skips[6][3];
+		fbc_channel ch;
+		fbc_graph *g = NULL;
+		fbc_error err;
+		size_t n = 1 + (size_t)(rand_r(&seed) % 6), first[RN], nn = 0, node_of[RN];
+		rset incoming = {{0}}, skipped = {{0}}, chain = {{0}};
+		int head = -1, n_heads = 0, order[RN], n_order = 0;
+		bool cycle = false;
+
+		memset(&ch, 0, sizeof(ch));
+		memset(ent, 0, sizeof(ent));
+		for (size_t i = 0; i < n; i++) {
+			/* names mostly non-empty; replaces empty half the time */
+			ent[i].name = rnames[1 + rand_r(&seed) % (RN - 1)];
+			if (rand_r(&seed) % 23 == 0)
+				ent[i].name = "";
+			ent[i].replaces = rand_r(&seed) % 2 ? "" : rnames[rand_r(&seed) % RN];
+			ent[i].n_skips = (size_t)(rand_r(&seed) % 3);
+			for (size_t k = 0; k < ent[i].n_skips; k++)
+				skips[i][k] = rnames[rand_r(&seed) % RN];
+			ent[i].skips = skips[i];
+			ent[i].skip_range = "";
+		}
+		ch.name = "stable";
+		ch.package = "foo";
+		ch.entries = ent;
+		ch.n_entries = n;
+		if (fbc_graph_build(&g, &ch, 0, &err))
+			fail_msg("graph: %s", err.message);
+		/* nodes: the first entry of each name */
+		for (int x = 0; x < RN; x++)
+			node_of[x] = FBC_GRAPH_NONE;
+		for (size_t i = 0; i < n; i++) {
+			int x = rname(ent[i].name);
+
+			if (node_of[x] == FBC_GRAPH_NONE) {
+				node_of[x] = nn;
+				first[nn++] = i;
+			}
+		}
+		assert_int_equal(g->n_entries, nn);
+		for (size_t i = 0; i < nn; i++) {
+			const fbc_channel_entry *e = &ent[first[i]];
+
+			if (*e->replaces)
+				incoming.has[rname(e->replaces)] = true;
+			for (size_t k = 0; k < e->n_skips; k++) {
+				incoming.has[rname(e->skips[k])] = true;
+				skipped.has[rname(e->skips[k])] = true;
+			}
+		}
+		for (size_t i = 0; i < nn; i++) {
+			int x = rname(ent[first[i]].name);
+
+			assert_int_equal(g->nodes[i].head, !incoming.has[x]);
+			assert_int_equal(g->nodes[i].skipped, skipped.has[x]);
+			if (!incoming.has[x]) {
+				n_heads++;
+				head = (int)i;
+			}
+		}
+		assert_int_equal(g->n_heads, n_heads);
+		if (n_heads != 1) {
+			assert_int_equal(g->head, FBC_GRAPH_NONE);
+			fbc_graph_free(g);
+			continue;
+		}
+		assert_int_equal(g->head, head);
+		/* the walk: names, until a skipped one, a repeat, or no entry */
+		{
+			const fbc_channel_entry *cur = &ent[first[head]];
+			int list[RN + 2], n_list = 0;
+
+			chain.has[rname(cur->name)] = true;
+			list[n_list++] = rname(cur->name);
+			while (cur) {
+				int r = rname(cur->replaces);
+
+				if (skipped.has[r])
+					break;
+				if (chain.has[r]) {
+					int i = 0;
+
+					list[n_list++] = r;
+					while (list[i] != r)
+						i++;
+					cycle = true;
+					assert_int_equal(g->status, FBC_GRAPH_CYCLE);
+					assert_int_equal(g->n_cycle, (size_t)(n_list - i));
+					for (int q = i; q < n_list; q++)
+						assert_string_equal(g->cycle[q - i],
+								    rnames[list[q]]);
+					break;
+				}
+				chain.has[r] = true;
+				list[n_list++] = r;
+				cur = node_of[r] != FBC_GRAPH_NONE ? &ent[first[node_of[r]]] : NULL;
+			}
+		}
+		if (!cycle) {
+			size_t n_str = 0;
+
+			for (size_t i = 0; i < nn; i++) {
+				int x = rname(ent[first[i]].name);
+				bool str = !chain.has[x] && !skipped.has[x];
+
+				assert_int_equal(g->nodes[i].on_chain, chain.has[x]);
+				assert_int_equal(g->nodes[i].stranded, str);
+				n_str += str;
+			}
+			assert_int_equal(g->n_stranded, n_str);
+			assert_int_equal(g->status, n_str ? FBC_GRAPH_STRANDED : FBC_GRAPH_OK);
+		}
+		/* the OLM v0 order: along replaces from the head, skipped left out */
+		{
+			bool seen[RN] = {0};
+			size_t cur = (size_t)head;
+
+			while (cur != FBC_GRAPH_NONE && !seen[cur]) {
+				const fbc_channel_entry *e = &ent[first[cur]];
+
+				seen[cur] = true;
+				if (!skipped.has[rname(e->name)])
+					order[n_order++] = (int)cur;
+				cur = *e->replaces ? node_of[rname(e->replaces)] : FBC_GRAPH_NONE;
+			}
+			assert_int_equal(g->n_classic, (size_t)n_order);
+			for (int i = 0; i < n_order; i++)
+				assert_int_equal(g->classic[i], (size_t)order[i]);
+		}
+		fbc_graph_free(g);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fbc_graph_build__replaces_and_skips_stop_the_walk),
 		cmocka_unit_test(fbc_graph_build__cycles),
+		cmocka_unit_test(fbc_graph_build__same_as_name_sets),
 		cmocka_unit_test(fbc_graph_build__single_entry_and_heads),
 		cmocka_unit_test(fbc_graph_build__edges),
 		cmocka_unit_test(fbc_graph_successors__olm_docs_example),
