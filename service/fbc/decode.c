@@ -466,6 +466,39 @@ static json_t *member(const json_t *obj, const char *name, bool allow_null)
 	return best;
 }
 
+void fbc_gt_members(const json_t *obj, const char *const *names, size_t n, unsigned nulls,
+		    json_t **out)
+{
+	size_t lens[FBC_GT_MEMBERS_MAX];
+	const char *best[FBC_GT_MEMBERS_MAX];
+	const char *k;
+	size_t klen, i;
+	json_t *v;
+
+	for (i = 0; i < n; i++) {
+		out[i] = NULL;
+		best[i] = NULL;
+		lens[i] = strlen(names[i]);
+	}
+	if (!obj || !json_is_object(obj))
+		return;
+	json_object_keylen_foreach((json_t *)obj, k, klen, v)
+	{
+		for (i = 0; i < n; i++) {
+			/* keys equal ignoring ASCII case have the same length */
+			if (klen != lens[i] ||
+			    (memcmp(k, names[i], klen) != 0 && strcasecmp(k, names[i]) != 0))
+				continue;
+			if ((json_is_null(v) && !(nulls >> i & 1)) ||
+			    (best[i] && strcmp(k, best[i]) <= 0))
+				break;
+			best[i] = k;
+			out[i] = v;
+			break; /* the names differ ignoring case: no other takes it */
+		}
+	}
+}
+
 json_t *fbc_gt_get(const json_t *obj, const char *name)
 {
 	return member(obj, name, false);
@@ -1010,16 +1043,18 @@ static int decode_properties(dctx *d, const json_t *arr, fbc_property **out, siz
 	if (checks_out && !(checks = fbc_arena_calloc(d->arena, n, sizeof(*checks))))
 		return oom(d);
 	for (i = 0; i < n; i++) {
+		static const char *const prop_keys[] = {"type", "value"};
 		const json_t *p = json_array_get(arr, i);
-		json_t *val;
+		json_t *val, *m[2];
 
 		/* Go decodes a null element as the zero Property (no type, no
 		 * value: C11 for a bundle); other non-objects are L10 */
 		if (!json_is_object(p) && !json_is_null(p))
 			continue;
-		if (!(props[k].type = known_type(fbc_gt_get_str(p, "type"))))
-			DUP(d, props[k].type, fbc_gt_get_str(p, "type"));
-		val = member(p, "value", true);
+		fbc_gt_members(p, prop_keys, 2, 2u /* a null value too */, m);
+		if (!(props[k].type = known_type(fbc_gt_str(m[0]))))
+			DUP(d, props[k].type, fbc_gt_str(m[0]));
+		val = m[1];
 		if (val) {
 			if (checks && check_value(d, &checks[k], props[k].type, val))
 				return FBC_ENOMEM;
@@ -1103,18 +1138,22 @@ static int decode_package(dctx *d)
 
 static int decode_channel(dctx *d)
 {
+	static const char *const channel_keys[] = {"name", "package", "entries", "properties"};
+	static const char *const entry_keys[] = {"name", "replaces", "skipRange", "skips"};
 	const json_t *blob = d->meta->blob, *entries;
 	fbc_channel *c = fbc_arena_calloc(d->arena, 1, sizeof(*c));
+	json_t *m[4];
 	size_t i, n;
 	int rc;
 
 	if (!c)
 		return oom(d);
-	DUP(d, c->name, fbc_gt_get_str(blob, "name"));
-	DUP(d, c->package, fbc_gt_get_str(blob, "package"));
+	fbc_gt_members(blob, channel_keys, 4, 0, m);
+	DUP(d, c->name, fbc_gt_str(m[0]));
+	DUP(d, c->package, fbc_gt_str(m[1]));
 	if ((rc = typed_check(d, &fbc_gt_channel, "channel", c->package)))
 		return rc;
-	entries = fbc_gt_get(blob, "entries");
+	entries = m[2];
 	n = json_is_array(entries) ? json_array_size(entries) : 0;
 	if (n) {
 		c->entries = fbc_arena_calloc(d->arena, n, sizeof(*c->entries));
@@ -1124,15 +1163,17 @@ static int decode_channel(dctx *d)
 	for (i = 0; i < n; i++) {
 		const json_t *e = json_array_get(entries, i), *skips;
 		fbc_channel_entry *ce = &c->entries[c->n_entries];
+		json_t *em[4];
 		size_t j, ns;
 
 		/* a null element is a zero entry (empty name), as in Go */
 		if (!json_is_object(e) && !json_is_null(e))
 			continue;
-		DUP(d, ce->name, fbc_gt_get_str(e, "name"));
-		DUP(d, ce->replaces, fbc_gt_get_str(e, "replaces"));
-		DUP(d, ce->skip_range, fbc_gt_get_str(e, "skipRange"));
-		skips = fbc_gt_get(e, "skips");
+		fbc_gt_members(e, entry_keys, 4, 0, em);
+		DUP(d, ce->name, fbc_gt_str(em[0]));
+		DUP(d, ce->replaces, fbc_gt_str(em[1]));
+		DUP(d, ce->skip_range, fbc_gt_str(em[2]));
+		skips = em[3];
 		ns = json_is_array(skips) ? json_array_size(skips) : 0;
 		if (ns) {
 			ce->skips = fbc_arena_calloc(d->arena, ns, sizeof(*ce->skips));
@@ -1149,8 +1190,7 @@ static int decode_channel(dctx *d)
 		}
 		c->n_entries++;
 	}
-	if ((rc = decode_properties(d, fbc_gt_get(blob, "properties"), &c->properties,
-				    &c->n_properties, NULL)))
+	if ((rc = decode_properties(d, m[3], &c->properties, &c->n_properties, NULL)))
 		return rc;
 	c->loc = d->loc;
 	return push_ptr(d, &d->cat->channels, c);
@@ -1206,10 +1246,9 @@ static quoted_names *quote_names(quoted_names *q, const fbc_bundle *b)
 	return q;
 }
 
-static int read_bundle_objects(dctx *d, fbc_bundle *b)
+static int read_bundle_objects(dctx *d, fbc_bundle *b, const json_t *props)
 {
 	quoted_names qn = {.made = false};
-	const json_t *props = fbc_gt_get(d->meta->blob, "properties");
 	size_t i, n = json_is_array(props) ? json_array_size(props) : 0;
 	const char *pkg = *b->package ? b->package : NULL;
 	int rc = 0;
@@ -1363,10 +1402,15 @@ static int derive_from_values(dctx *d, fbc_bundle *b, const json_t *arr)
 			if (!have_pkg) {
 				fbc_error e;
 
+				static const char *const keys[] = {"version", "release",
+								   "packageName"};
+				json_t *m[3];
+
 				have_pkg = true;
-				b->version = get_dup(d, v, "version");
-				b->release = get_dup(d, v, "release");
-				b->olm_package_name = get_dup(d, v, "packageName");
+				fbc_gt_members(v, keys, 3, 0, m);
+				b->version = dup_str(d, fbc_gt_str(m[0]));
+				b->release = dup_str(d, fbc_gt_str(m[1]));
+				b->olm_package_name = dup_str(d, fbc_gt_str(m[2]));
 				if (!b->version || !b->release || !b->olm_package_name)
 					return oom(d);
 				b->has_semver = fbc_semver_parse(&b->semver, b->version,
@@ -1377,10 +1421,13 @@ static int derive_from_values(dctx *d, fbc_bundle *b, const json_t *arr)
 		} else if (gvks && strcmp(t, "olm.gvk.required") == 0) {
 			rc = derive_gvk(d, &b->required[b->n_required++], v);
 		} else if (strcmp(t, "olm.package.required") == 0) {
+			static const char *const keys[] = {"packageName", "versionRange"};
 			fbc_package_req *r = &b->package_reqs[b->n_package_reqs++];
+			json_t *m[2];
 
-			r->package_name = get_dup(d, v, "packageName");
-			r->version_range = get_dup(d, v, "versionRange");
+			fbc_gt_members(v, keys, 2, 0, m);
+			r->package_name = dup_str(d, fbc_gt_str(m[0]));
+			r->version_range = dup_str(d, fbc_gt_str(m[1]));
 			if (!r->package_name || !r->version_range)
 				rc = oom(d);
 		}
@@ -1392,10 +1439,8 @@ static int derive_from_values(dctx *d, fbc_bundle *b, const json_t *arr)
 /* Whether the bundle's image and every relatedImages image parse as pull
  * specs (validation's C14/C15), decided here on the parser thread from the
  * blob's strings, as decode_bundle reads them. */
-static bool images_parse(const json_t *blob)
+static bool images_parse(const char *img, const json_t *rel)
 {
-	const json_t *rel = fbc_gt_get(blob, "relatedImages");
-	const char *img = fbc_gt_get_str(blob, "image");
 	size_t n = json_is_array(rel) ? json_array_size(rel) : 0;
 	fbc_error e;
 
@@ -1415,28 +1460,33 @@ static bool images_parse(const json_t *blob)
 
 static int decode_bundle(dctx *d)
 {
+	static const char *const bundle_keys[] = {"name", "package", "image", "relatedImages",
+						  "properties"};
+	static const char *const related_keys[] = {"name", "image"};
 	const json_t *blob = d->meta->blob, *rel;
 	fbc_bundle *b = fbc_arena_calloc(d->arena, 1, sizeof(*b));
+	json_t *m[5];
 	size_t i, n;
 	int rc;
 
 	if (!b)
 		return oom(d);
-	DUP(d, b->name, fbc_gt_get_str(blob, "name"));
-	DUP(d, b->package, fbc_gt_get_str(blob, "package"));
+	fbc_gt_members(blob, bundle_keys, 5, 0, m);
+	DUP(d, b->name, fbc_gt_str(m[0]));
+	DUP(d, b->package, fbc_gt_str(m[1]));
 	if ((rc = typed_check(d, &fbc_gt_bundle, "bundle", b->package)))
 		return rc;
-	b->images_valid = images_parse(blob);
+	b->images_valid = images_parse(fbc_gt_str(m[2]), m[3]);
 	if (d->cat->limits.validate_only && d->cat->limits.validate_lean && b->images_valid) {
 		/* validation reads them no further (V9 asks whether there is an image) */
-		b->image = *fbc_gt_get_str(blob, "image") ? FBC_IMAGE_NOT_KEPT : "";
+		b->image = *fbc_gt_str(m[2]) ? FBC_IMAGE_NOT_KEPT : "";
 		rel = NULL;
 	} else {
-		DUP(d, b->image, fbc_gt_get_str(blob, "image"));
-		rel = fbc_gt_get(blob, "relatedImages");
+		DUP(d, b->image, fbc_gt_str(m[2]));
+		rel = m[3];
 	}
-	if ((rc = decode_properties(d, fbc_gt_get(blob, "properties"), &b->properties,
-				    &b->n_properties, &b->property_checks)))
+	if ((rc = decode_properties(d, m[4], &b->properties, &b->n_properties,
+				    &b->property_checks)))
 		return rc;
 	n = json_is_array(rel) ? json_array_size(rel) : 0;
 	if (n) {
@@ -1447,19 +1497,21 @@ static int decode_bundle(dctx *d)
 	for (i = 0; i < n; i++) {
 		const json_t *r = json_array_get(rel, i);
 		fbc_related_image *ri = &b->related_images[b->n_related_images];
+		json_t *rm[2];
 
 		if (!json_is_object(r))
 			continue;
-		DUP(d, ri->name, fbc_gt_get_str(r, "name"));
-		DUP(d, ri->image, fbc_gt_get_str(r, "image"));
+		fbc_gt_members(r, related_keys, 2, 0, rm);
+		DUP(d, ri->name, fbc_gt_str(rm[0]));
+		DUP(d, ri->image, fbc_gt_str(rm[1]));
 		b->n_related_images++;
 	}
 	b->loc = d->loc;
 	b->version = "";
 	b->release = "";
-	if ((rc = derive_from_values(d, b, fbc_gt_get(blob, "properties"))))
+	if ((rc = derive_from_values(d, b, m[4])))
 		return rc;
-	if ((rc = read_bundle_objects(d, b)))
+	if ((rc = read_bundle_objects(d, b, m[4])))
 		return rc;
 	return push_ptr(d, &d->cat->bundles, b);
 }

@@ -43,6 +43,17 @@ const fbc_gt_type *fbc_gt_for_property(const char *type);
 json_t *fbc_gt_get(const json_t *obj, const char *name);
 /* The string value of fbc_gt_get, or "" when absent or not a string. */
 const char *fbc_gt_get_str(const json_t *obj, const char *name);
+/* fbc_gt_get of each of names[0..n) (n <= FBC_GT_MEMBERS_MAX, distinct
+ * ignoring case) into out[], in one pass over obj's members; bit i of nulls
+ * set: a null is names[i]'s value too (json.RawMessage takes it). */
+#define FBC_GT_MEMBERS_MAX 8
+void fbc_gt_members(const json_t *obj, const char *const *names, size_t n, unsigned nulls,
+		    json_t **out);
+/* The string value of a member, or "" when absent or not a string. */
+static inline const char *fbc_gt_str(const json_t *v)
+{
+	return json_is_string(v) ? json_string_value(v) : "";
+}
 
 /* Append s as a Go %q string. */
 int fbc_buf_put_goquote(fbc_buf *b, const char *s);

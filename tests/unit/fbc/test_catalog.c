@@ -4,6 +4,7 @@
 #include "service/fbc/model.h"
 #include "service/fbc/validate.h"
 #include "fbc_test_util.h"
+#include "service/fbc/internal.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -253,11 +255,87 @@ static void fbc_catalog_link__entries_find_the_first_declared(void **state)
 	tcat_dispose(&t);
 }
 
+/* fbc_gt_members finds what fbc_gt_get finds for each name (the member equal
+ * ignoring ASCII case that sorts last, nulls skipped), and with a name's
+ * nulls bit the last such member even when it is null: objects of random
+ * case variants, nulls, strings and other keys, in random order. */
+static void fbc_gt_members__as_one_lookup_each(void **state)
+{
+	static const char *const keys[] = {"name",
+					   "Name",
+					   "NAME",
+					   "nAmE",
+					   "image",
+					   "Image",
+					   "imagE",
+					   "relatedImages",
+					   "relatedimages",
+					   "RelatedImages",
+					   "RELATEDIMAGES",
+					   "names",
+					   "x",
+					   "imag",
+					   "\xc3\xa9"};
+	static const char *const names[] = {"name", "image", "relatedImages"};
+	const size_t nk = sizeof(keys) / sizeof(keys[0]);
+	unsigned seed = 7;
+
+	(void)state;
+	for (int round = 0; round < 20000; round++) {
+		json_t *o = json_object(), *got[3], *want_null[3];
+		size_t n = (size_t)(rand_r(&seed) % 7);
+		unsigned nulls = (unsigned)(rand_r(&seed) % 8);
+
+		assert_non_null(o);
+		for (size_t i = 0; i < n; i++) {
+			const char *k = keys[rand_r(&seed) % nk];
+			json_t *v = rand_r(&seed) % 3 == 0 ? json_null() : json_string(k);
+
+			assert_int_equal(json_object_set_new(o, k, v), 0);
+		}
+		fbc_gt_members(o, names, 3, 0, got);
+		for (size_t i = 0; i < 3; i++)
+			assert_ptr_equal(got[i], fbc_gt_get(o, names[i]));
+		/* nulls: the reference, a plain scan */
+		for (size_t i = 0; i < 3; i++) {
+			const char *best = NULL, *k;
+			json_t *v;
+
+			want_null[i] = NULL;
+			json_object_foreach(o, k, v)
+			{
+				if (strcasecmp(k, names[i]) != 0 ||
+				    (!(nulls >> i & 1) && json_is_null(v)))
+					continue;
+				if (!best || strcmp(k, best) > 0) {
+					best = k;
+					want_null[i] = v;
+				}
+			}
+		}
+		fbc_gt_members(o, names, 3, nulls, got);
+		for (size_t i = 0; i < 3; i++)
+			assert_ptr_equal(got[i], want_null[i]);
+		json_decref(o);
+	}
+	{
+		json_t *got[3], *str = json_string("name");
+
+		fbc_gt_members(NULL, names, 3, 7, got);
+		assert_null(got[0]);
+		fbc_gt_members(str, names, 3, 7, got); /* not an object: nothing */
+		assert_null(got[0]);
+		assert_null(got[2]);
+		json_decref(str);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fbc_catalog_load_dir__real_catalog_is_valid),
 		cmocka_unit_test(fbc_catalog_link__entries_find_the_first_declared),
+		cmocka_unit_test(fbc_gt_members__as_one_lookup_each),
 		cmocka_unit_test(fbc_catalog_load_dir__staged_equals_add_meta),
 		cmocka_unit_test(fbc_catalog_load_dir__staged_equals_add_meta_on_real_catalog),
 	};
