@@ -1,8 +1,11 @@
 /*
- * fbc_load_tree: walk (§1.1), .indexignore (§1.2), then parse files on a
- * small thread pool while the calling thread delivers findings and metas
- * in walk order. Workers run at most `window` files ahead of delivery, so
- * memory holds a bounded number of parsed files, never the whole catalog.
+ * fbc_load_tree: walk (§1.1), .indexignore (§1.2), and parse files on a
+ * small thread pool while the calling thread walks on and delivers findings
+ * and metas in walk order. Workers run at most `window` files ahead of
+ * delivery, so memory holds a bounded number of parsed files, never the
+ * whole catalog. A file is handed to the workers as soon as the walk knows
+ * whether it is loaded: once no directory above it has an .indexignore the
+ * walk has not read yet (a later pattern could only come from there).
  */
 #include "service/load/ignore.h"
 #include "service/load/internal.h"
@@ -39,15 +42,26 @@ typedef struct entry {
 	fbc_vec items;		  /* of fbc_load_item, filled by the parser */
 	int rc;			  /* FBC_ENOMEM from the parser */
 	bool done;
+	bool decided; /* no .indexignore pattern read later can match it */
 } entry;
 
 typedef struct walk {
 	fbc_tree *t;
-	fbc_vec entries; /* of entry, in walk order */
+	fbc_vec entries; /* of entry *, in walk order (NULL: moved to kept) */
 	fbc_ignore *ig;
 	const fbc_load_limits *lim;
-	size_t seen; /* entries found, to stop a runaway walk */
+	size_t seen;	   /* entries found, to stop a runaway walk */
+	size_t ig_pending; /* directories being walked whose .indexignore is not read yet */
 	fbc_error *err;
+	/* selection (.indexignore, max_files, max_total_bytes), in walk order */
+	fbc_vec kept;	 /* of entry *: the files loaded, in walk order */
+	size_t selected; /* entries[0, selected) are kept or dropped */
+	size_t total;	 /* bytes of the kept */
+	bool limited;	 /* a LIMIT entry is kept: nothing after it is */
+	/* called after each directory (the pool takes what was selected) */
+	int (*progress)(void *ctx);
+	void *progress_ctx;
+	bool stop; /* the load ends: walk no further */
 } walk;
 
 static int add_entry(walk *w, const char *rel, const char *path, size_t size, const char *code,
@@ -56,11 +70,15 @@ static int add_entry(walk *w, const char *rel, const char *path, size_t size, co
 static int add_entry(walk *w, const char *rel, const char *path, size_t size, const char *code,
 		     const char *fmt, ...)
 {
-	entry *e = fbc_vec_push(&w->entries);
+	entry *e = calloc(1, sizeof(*e)), **slot = e ? fbc_vec_push(&w->entries) : NULL;
 
-	if (e == NULL)
+	if (slot == NULL) {
+		free(e);
 		return fbc_error_set(w->err, FBC_ENOMEM, rel, "out of memory");
+	}
+	*slot = e;
 	fbc_vec_init(&e->items, sizeof(fbc_load_item));
+	e->decided = w->ig_pending == 0;
 	e->size = size;
 	e->rel = strdup(rel);
 	e->path = strdup(path);
@@ -82,7 +100,7 @@ static int add_entry(walk *w, const char *rel, const char *path, size_t size, co
 /* The content id of the entry just added (a plain file). */
 static void set_last_id(walk *w, const char *id)
 {
-	entry *e = FBC_VEC_AT(&w->entries, entry, w->entries.len - 1);
+	entry *e = *FBC_VEC_AT(&w->entries, entry *, w->entries.len - 1);
 
 	snprintf(e->id, sizeof(e->id), "%s", id);
 }
@@ -350,6 +368,7 @@ static int walk_dir(walk *w, const source *src, const char *rel)
 {
 	fbc_vec ents;
 	fbc_error lerr;
+	bool ig_here = false;
 	int rc;
 
 	fbc_vec_init(&ents, sizeof(fbc_tree_entry));
@@ -365,9 +384,14 @@ static int walk_dir(walk *w, const source *src, const char *rel)
 		goto done;
 	}
 	fbc_tree_entries_sort(&ents);
-	for (size_t i = 0; i < ents.len && rc == 0; i++) {
+	/* files before this directory's .indexignore (in walk order) wait for it */
+	for (size_t i = 0; i < ents.len && !ig_here; i++)
+		ig_here = strcmp(FBC_VEC_AT(&ents, fbc_tree_entry, i)->name, ".indexignore") == 0;
+	w->ig_pending += ig_here;
+	for (size_t i = 0; i < ents.len && rc == 0 && !w->stop; i++) {
 		fbc_tree_entry *te = FBC_VEC_AT(&ents, fbc_tree_entry, i);
 		char *crel = fbc_tree_join(rel, te->name);
+		bool is_ig = strcmp(te->name, ".indexignore") == 0;
 
 		if (crel == NULL) {
 			rc = fbc_error_set(w->err, FBC_ENOMEM, rel, "out of memory");
@@ -392,7 +416,15 @@ static int walk_dir(walk *w, const source *src, const char *rel)
 			set_last_id(w, te->id);
 		}
 		free(crel);
+		if (is_ig && ig_here) {
+			w->ig_pending--;
+			ig_here = false;
+		}
 	}
+	if (ig_here)
+		w->ig_pending--;
+	if (rc == 0 && w->progress != NULL)
+		rc = w->progress(w->progress_ctx);
 done:
 	fbc_tree_entries_dispose(&ents);
 	return rc;
@@ -505,6 +537,7 @@ typedef struct deliver {
 	size_t blobs;
 	bool stop;
 	fbc_error *err;
+	struct walk *walk; /* the tree's walk, when walking */
 } deliver;
 
 /* Hand one file's items to diags and the callback, in order. */
@@ -546,21 +579,30 @@ static int deliver_items(deliver *dv, const char *file, fbc_vec *items)
 
 typedef struct pool {
 	pthread_mutex_t mu;
-	pthread_cond_t work; /* workers wait for room in the window */
+	pthread_cond_t work; /* workers wait for room in the window, or files */
 	pthread_cond_t done; /* the deliverer waits for its next file */
-	entry *entries;
-	size_t n;
-	size_t next;	  /* next entry to claim */
-	size_t delivered; /* entries handed over so far */
+	fbc_vec *kept;	     /* of entry *, grown by the walk under mu */
+	size_t n;	     /* entries of kept the workers may take */
+	bool walking;	     /* more may come */
+	size_t next;	     /* next entry to claim */
+	size_t delivered;    /* entries handed over so far */
 	size_t window;
 	size_t ahead; /* bytes of the entries claimed but not delivered */
 	bool stop;
+	unsigned started;	/* worker threads running */
 	unsigned next_worker;	/* worker indexes, handed out at start */
 	rbuf bufs[MAX_THREADS]; /* each worker's file buffer */
 	const fbc_load_limits *lim;
 	const fbc_load_stage *stage;
 	const source *src;
+	deliver *dv;
+	pthread_t th[MAX_THREADS];
 } pool;
+
+static entry *kept_at(const pool *p, size_t i)
+{
+	return *FBC_VEC_AT(p->kept, entry *, i);
+}
 
 static void *worker(void *arg)
 {
@@ -571,18 +613,18 @@ static void *worker(void *arg)
 
 	pthread_mutex_lock(&p->mu);
 	self = p->next_worker++;
-	while (!p->stop && p->next < p->n) {
-		if (p->next >= p->delivered + p->window &&
-		    p->ahead + p->entries[p->next].size > AHEAD_BYTES) {
+	while (!p->stop && (p->next < p->n || p->walking)) {
+		if (p->next >= p->n || (p->next >= p->delivered + p->window &&
+					p->ahead + kept_at(p, p->next)->size > AHEAD_BYTES)) {
 			pthread_cond_wait(&p->work, &p->mu);
 			continue;
 		}
-		size_t i = p->next++;
-		p->ahead += p->entries[i].size;
+		entry *e = kept_at(p, p->next++);
+		p->ahead += e->size;
 		pthread_mutex_unlock(&p->mu);
-		parse_entry(&p->entries[i], p->src, p->lim, p->stage, self, &p->bufs[self]);
+		parse_entry(e, p->src, p->lim, p->stage, self, &p->bufs[self]);
 		pthread_mutex_lock(&p->mu);
-		p->entries[i].done = true;
+		e->done = true;
 		pthread_cond_broadcast(&p->done);
 	}
 	pthread_mutex_unlock(&p->mu);
@@ -604,70 +646,182 @@ static unsigned thread_count(const fbc_load_limits *lim)
 	return t > MAX_THREADS ? MAX_THREADS : t;
 }
 
-static int run_entries(entry *entries, size_t n, deliver *dv)
+/* Keep or drop the walk's entries in order, as far as each is decided (all
+ * of them: the walk is over): .indexignore, then max_files and
+ * max_total_bytes; a LIMIT entry is the last one kept. */
+static int select_entries(walk *w, bool all)
+{
+	const fbc_load_limits *l = w->lim;
+
+	while (!w->limited && w->selected < w->entries.len) {
+		entry **slot = FBC_VEC_AT(&w->entries, entry *, w->selected), *e = *slot, **k;
+
+		if (!all && !e->decided)
+			break;
+		w->selected++;
+		if (e->code == NULL || strcmp(e->code, "LIMIT") != 0) {
+			if (fbc_ignore_match(w->ig, e->rel))
+				continue;
+		}
+		if (w->kept.len >= l->max_files || w->total + e->size > l->max_total_bytes ||
+		    e->size > l->max_total_bytes) {
+			free(e->finding);
+			e->code = "LIMIT";
+			if (asprintf(&e->finding,
+				     w->kept.len >= l->max_files ? "the catalog has more than %zu "
+								   "files (max_files limit)"
+								 : "the catalog is larger than %zu "
+								   "bytes (max_total_bytes "
+								   "limit)",
+				     w->kept.len >= l->max_files ? l->max_files
+								 : l->max_total_bytes) < 0) {
+				e->finding = NULL;
+				return fbc_error_set(w->err, FBC_ENOMEM, e->rel, "out of memory");
+			}
+		} else {
+			w->total += e->size;
+		}
+		if ((k = fbc_vec_push(&w->kept)) == NULL)
+			return fbc_error_set(w->err, FBC_ENOMEM, e->rel, "out of memory");
+		*k = e;
+		*slot = NULL;
+		if (strcmp(e->code ? e->code : "", "LIMIT") == 0)
+			w->limited = true;
+	}
+	return 0;
+}
+
+/* Deliver entries in order from p->delivered on: waiting for each (block)
+ * or as long as the next one is done. */
+static int deliver_ready(pool *p, bool block)
+{
+	deliver *dv = p->dv;
+	int rc = 0;
+
+	for (;;) {
+		entry *e;
+
+		if (p->started > 0)
+			pthread_mutex_lock(&p->mu);
+		if (p->delivered >= p->n || p->stop) {
+			if (p->started > 0)
+				pthread_mutex_unlock(&p->mu);
+			return 0;
+		}
+		e = kept_at(p, p->delivered);
+		if (p->started == 0) {
+			parse_entry(e, p->src, p->lim, p->stage, 0, &p->bufs[0]);
+		} else {
+			while (!e->done && block)
+				pthread_cond_wait(&p->done, &p->mu);
+			pthread_mutex_unlock(&p->mu);
+			if (!e->done)
+				return 0;
+		}
+		if (e->rc != 0)
+			rc = fbc_error_set(dv->err, e->rc, e->rel, "out of memory");
+		else
+			rc = deliver_items(dv, e->rel, &e->items);
+		fbc_load_items_clear_staged(&e->items, dv->stage);
+		fbc_vec_dispose(&e->items);
+		if (p->started > 0) {
+			pthread_mutex_lock(&p->mu);
+			p->ahead -= e->size;
+		}
+		p->delivered++;
+		if (rc != 0 || dv->stop)
+			p->stop = true;
+		if (p->started > 0) {
+			pthread_cond_broadcast(&p->work);
+			pthread_mutex_unlock(&p->mu);
+		}
+		if (rc != 0 || dv->stop)
+			return rc;
+	}
+}
+
+/* After each directory of the walk: what is decided goes to the workers,
+ * what they finished is delivered. */
+static int walk_progress(void *ctx)
+{
+	pool *p = ctx;
+	deliver *dv = p->dv;
+	walk *w = dv->walk;
+	int rc;
+
+	pthread_mutex_lock(&p->mu);
+	rc = select_entries(w, false);
+	if (p->n < w->kept.len) {
+		p->n = w->kept.len;
+		pthread_cond_broadcast(&p->work);
+	}
+	pthread_mutex_unlock(&p->mu);
+	if (rc == 0)
+		rc = deliver_ready(p, false);
+	if (rc != 0 || dv->stop)
+		w->stop = true;
+	return rc;
+}
+
+/* Walk the tree from the root and load what it selects: parsed on the
+ * worker threads from the first file the walk decides on (on this thread
+ * after the walk when there is one thread), delivered here in walk order. */
+static int walk_and_load(walk *w, deliver *dv)
 {
 	unsigned nt = thread_count(dv->lim);
-	pthread_t th[MAX_THREADS];
-	unsigned started = 0;
 	pool p;
 	int rc = 0;
 
 	memset(&p, 0, sizeof(p));
-	p.entries = entries;
-	p.n = n;
+	p.kept = &w->kept;
 	p.window = (size_t)nt * 2;
 	p.lim = dv->lim;
 	p.stage = dv->stage;
 	p.src = dv->src;
-	if (nt > 1 && n > 1) {
+	p.dv = dv;
+	p.walking = true;
+	dv->walk = w;
+	if (nt > 1) {
 		pthread_mutex_init(&p.mu, NULL);
 		pthread_cond_init(&p.work, NULL);
 		pthread_cond_init(&p.done, NULL);
-		for (unsigned i = 0; i < nt && i < n; i++) {
-			if (pthread_create(&th[i], NULL, worker, &p) != 0)
+		for (unsigned i = 0; i < nt; i++) {
+			if (pthread_create(&p.th[i], NULL, worker, &p) != 0)
 				break;
-			started++;
+			p.started++;
 		}
+	}
+	if (p.started > 0) {
+		w->progress = walk_progress;
+		w->progress_ctx = &p;
+	}
+	/* one walk both collects files and reads every .indexignore; a file is
+	 * matched once no .indexignore still to be read applies to it */
+	rc = walk_dir(w, dv->src, "");
+	if (p.started > 0)
+		pthread_mutex_lock(&p.mu);
+	if (rc == 0 && !w->stop)
+		rc = select_entries(w, true);
+	p.n = w->kept.len;
+	p.walking = false;
+	if (rc != 0)
+		p.stop = true;
+	if (p.started > 0) {
+		pthread_cond_broadcast(&p.work);
+		pthread_mutex_unlock(&p.mu);
 	}
 	/* parsing here (one thread): an arena here too, for the staged parses */
-	bool arena = started == 0 && dv->stage != NULL && fbc_json_arena_attach();
+	bool arena = p.started == 0 && dv->stage != NULL && fbc_json_arena_attach();
 
-	for (size_t i = 0; i < n; i++) {
-		entry *e = &entries[i];
-		if (started == 0) {
-			parse_entry(e, dv->src, dv->lim, dv->stage, 0, &p.bufs[0]);
-		} else {
-			pthread_mutex_lock(&p.mu);
-			while (!e->done)
-				pthread_cond_wait(&p.done, &p.mu);
-			pthread_mutex_unlock(&p.mu);
-		}
-		if (e->rc != 0) {
-			rc = fbc_error_set(dv->err, e->rc, e->rel, "out of memory");
-		} else {
-			rc = deliver_items(dv, e->rel, &e->items);
-		}
-		fbc_load_items_clear_staged(&e->items, dv->stage);
-		fbc_vec_dispose(&e->items);
-		if (started > 0) {
-			pthread_mutex_lock(&p.mu);
-			p.delivered = i + 1;
-			p.ahead -= e->size;
-			if (rc != 0 || dv->stop)
-				p.stop = true;
-			pthread_cond_broadcast(&p.work);
-			pthread_mutex_unlock(&p.mu);
-		}
-		if (rc != 0 || dv->stop)
-			break;
-	}
-	if (started > 0) {
+	if (rc == 0 && !w->stop)
+		rc = deliver_ready(&p, true);
+	if (p.started > 0) {
 		pthread_mutex_lock(&p.mu);
 		p.stop = true;
 		pthread_cond_broadcast(&p.work);
 		pthread_mutex_unlock(&p.mu);
-		for (unsigned i = 0; i < started; i++)
-			pthread_join(th[i], NULL);
+		for (unsigned i = 0; i < p.started; i++)
+			pthread_join(p.th[i], NULL);
 		pthread_mutex_destroy(&p.mu);
 		pthread_cond_destroy(&p.work);
 		pthread_cond_destroy(&p.done);
@@ -679,15 +833,20 @@ static int run_entries(entry *entries, size_t n, deliver *dv)
 	return rc;
 }
 
+/* Entries (entry *; NULL slots skipped) and the vector. */
 static void entries_dispose(fbc_vec *v, const fbc_load_stage *stage)
 {
 	for (size_t i = 0; i < v->len; i++) {
-		entry *e = FBC_VEC_AT(v, entry, i);
+		entry *e = *FBC_VEC_AT(v, entry *, i);
+
+		if (e == NULL)
+			continue;
 		free(e->rel);
 		free(e->path);
 		free(e->finding);
 		fbc_load_items_clear_staged(&e->items, stage);
 		fbc_vec_dispose(&e->items);
+		free(e);
 	}
 	fbc_vec_dispose(v);
 }
@@ -734,13 +893,11 @@ int fbc_load_tree_staged(fbc_tree *t, const fbc_load_limits *lim, const fbc_load
 	source src = {t, fbc_tree_dir_path(t)};
 	walk w;
 	deliver dv;
-	fbc_vec kept;
-	size_t total = 0;
 	int rc = 0;
 
 	memset(&w, 0, sizeof(w));
-	fbc_vec_init(&w.entries, sizeof(entry));
-	fbc_vec_init(&kept, sizeof(entry));
+	fbc_vec_init(&w.entries, sizeof(entry *));
+	fbc_vec_init(&w.kept, sizeof(entry *));
 	fbc_load_limits_resolve(&l, lim);
 	w.t = t;
 	w.lim = &l;
@@ -748,55 +905,6 @@ int fbc_load_tree_staged(fbc_tree *t, const fbc_load_limits *lim, const fbc_load
 	rc = fbc_ignore_create(&w.ig, err);
 	if (rc != 0)
 		goto done;
-	/* one walk both collects files and pre-scans every .indexignore: the
-	 * matcher is only consulted afterwards, so deeper files still apply */
-	rc = walk_dir(&w, &src, "");
-	if (rc != 0)
-		goto done;
-	/* selection and the tree-wide limits, in walk order */
-	for (size_t i = 0; i < w.entries.len; i++) {
-		entry *e = FBC_VEC_AT(&w.entries, entry, i);
-		entry *k;
-		if (e->code == NULL || strcmp(e->code, "LIMIT") != 0) {
-			if (fbc_ignore_match(w.ig, e->rel))
-				continue;
-		}
-		if (kept.len >= l.max_files || total + e->size > l.max_total_bytes ||
-		    e->size > l.max_total_bytes) {
-			free(e->finding);
-			e->code = "LIMIT";
-			if (asprintf(&e->finding,
-				     kept.len >= l.max_files ? "the catalog has more than %zu "
-							       "files (max_files limit)"
-							     : "the catalog is larger than %zu "
-							       "bytes (max_total_bytes "
-							       "limit)",
-				     kept.len >= l.max_files ? l.max_files : l.max_total_bytes) <
-			    0) {
-				e->finding = NULL;
-				rc = fbc_error_set(err, FBC_ENOMEM, e->rel, "out of memory");
-				goto done;
-			}
-			k = fbc_vec_push(&kept);
-			if (k == NULL) {
-				rc = fbc_error_set(err, FBC_ENOMEM, e->rel, "out of memory");
-				goto done;
-			}
-			*k = *e;
-			memset(e, 0, sizeof(*e));
-			break;
-		}
-		total += e->size;
-		k = fbc_vec_push(&kept);
-		if (k == NULL) {
-			rc = fbc_error_set(err, FBC_ENOMEM, e->rel, "out of memory");
-			goto done;
-		}
-		*k = *e;
-		memset(e, 0, sizeof(*e));
-		if (strcmp(k->code ? k->code : "", "LIMIT") == 0)
-			break;
-	}
 	memset(&dv, 0, sizeof(dv));
 	dv.fn = fn;
 	dv.ctx = ctx;
@@ -805,9 +913,9 @@ int fbc_load_tree_staged(fbc_tree *t, const fbc_load_limits *lim, const fbc_load
 	dv.stage = stage != NULL && stage->prepare != NULL ? stage : NULL;
 	dv.src = &src;
 	dv.err = err;
-	rc = run_entries(kept.items, kept.len, &dv);
+	rc = walk_and_load(&w, &dv);
 done:
-	entries_dispose(&kept, stage);
+	entries_dispose(&w.kept, stage);
 	entries_dispose(&w.entries, stage);
 	fbc_ignore_free(w.ig);
 	return rc;

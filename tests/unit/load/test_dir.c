@@ -224,6 +224,51 @@ static void fbc_load_dir__indexignore_examples(void **state)
 	rm_tree(root);
 }
 
+/* Files the walk meets before the .indexignore of a directory above them
+ * (names that sort before ".indexignore", and what is under them) are matched
+ * against its patterns too, and in pattern order (the later file's win),
+ * while the worker threads already parse what the walk has decided on. */
+static void fbc_load_dir__indexignore_read_after_files_it_ignores(void **state)
+{
+	char *root = make_tree();
+	fbc_load_limits lim;
+	seen s;
+	fbc_diags d;
+	const char *ok = "schema: s\n";
+
+	(void)state;
+	fbc_load_limits_default(&lim);
+	lim.threads = 2;
+	put_file(root, "+early.json", "{");
+	put_file(root, "-dir/a.json", "{");
+	put_file(root, "-dir/keep.json", ok);
+	put_file(root, "-dir/-sub/b.json", "{");
+	/* walked before the root's: its pattern comes first, the root's wins */
+	put_file(root, "-dir/.indexignore", "!a.json\n");
+	put_file(root, ".indexignore", "+early.json\na.json\nb.json\n");
+	for (int i = 0; i < 40; i++) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "p%02d/c.yaml", i);
+		put_file(root, rel, ok);
+	}
+	put_file(root, "p07/.indexignore", "c.yaml\n");
+	assert_int_equal(load_dir(root, &lim, &s, &d), 0);
+	for (size_t i = 0; i < fbc_diags_count(&d); i++)
+		print_message("finding %s %s\n", fbc_diags_at(&d, i)->file,
+			      fbc_diags_at(&d, i)->message);
+	assert_int_equal(fbc_diags_count(&d), 0);
+	assert_int_equal(s.n, 40);
+	assert_string_equal(s.rows[0], "-dir/keep.json:1 s  ");
+	assert_string_equal(s.rows[1], "p00/c.yaml:1 s  ");
+	assert_string_equal(s.rows[7], "p06/c.yaml:1 s  ");
+	assert_string_equal(s.rows[8], "p08/c.yaml:1 s  ");
+	assert_string_equal(s.rows[39], "p39/c.yaml:1 s  ");
+	seen_dispose(&s);
+	fbc_diags_dispose(&d);
+	rm_tree(root);
+}
+
 static void fbc_ignore_match__domains_and_anchoring(void **state)
 {
 	fbc_ignore *ig = NULL;
@@ -593,6 +638,7 @@ int main(void)
 		cmocka_unit_test(fbc_load_dir__symlinks),
 		cmocka_unit_test(fbc_load_dir__unreadable_file_is_l1),
 		cmocka_unit_test(fbc_load_dir__indexignore_examples),
+		cmocka_unit_test(fbc_load_dir__indexignore_read_after_files_it_ignores),
 		cmocka_unit_test(fbc_ignore_match__domains_and_anchoring),
 		cmocka_unit_test(fbc_ignore_glob__segments),
 		cmocka_unit_test(fbc_load_dir__file_limits),
