@@ -7,21 +7,16 @@
  * whether it is loaded: once no directory above it has an .indexignore the
  * walk has not read yet (a later pattern could only come from there).
  */
-#include "service/load/ignore.h"
 #include "service/load/internal.h"
 #include "service/load/json_arena.h"
+#include "service/load/walk.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,414 +27,16 @@
  * bounded. */
 #define AHEAD_BYTES ((size_t)8 << 20)
 
-typedef struct entry {
-	char *rel;		  /* slash-separated, relative to the root */
-	char *path;		  /* tree path to read (a link's target), root-relative */
-	char *finding;		  /* non-NULL: not a loadable file, report this (L1) */
-	const char *code;	  /* of the finding */
-	size_t size;		  /* from the tree listing, for max_total_bytes */
-	char id[FBC_TREE_ID_MAX]; /* content id from the tree ("" unknown): the file cache's key */
-	fbc_vec items;		  /* of fbc_load_item, filled by the parser */
-	int rc;			  /* FBC_ENOMEM from the parser */
-	bool done;
-	bool decided; /* no .indexignore pattern read later can match it */
-} entry;
-
-typedef struct walk {
-	fbc_tree *t;
-	fbc_vec entries; /* of entry *, in walk order (NULL: moved to kept) */
-	fbc_ignore *ig;
-	const fbc_load_limits *lim;
-	size_t seen;	   /* entries found, to stop a runaway walk */
-	size_t ig_pending; /* directories being walked whose .indexignore is not read yet */
-	fbc_error *err;
-	/* selection (.indexignore, max_files, max_total_bytes), in walk order */
-	fbc_vec kept;	 /* of entry *: the files loaded, in walk order */
-	size_t selected; /* entries[0, selected) are kept or dropped */
-	size_t total;	 /* bytes of the kept */
-	bool limited;	 /* a LIMIT entry is kept: nothing after it is */
-	/* called after each directory (the pool takes what was selected) */
-	int (*progress)(void *ctx);
-	void *progress_ctx;
-	bool stop; /* the load ends: walk no further */
-} walk;
-
-static int add_entry(walk *w, const char *rel, const char *path, size_t size, const char *code,
-		     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-
-static int add_entry(walk *w, const char *rel, const char *path, size_t size, const char *code,
-		     const char *fmt, ...)
-{
-	entry *e = calloc(1, sizeof(*e)), **slot = e ? fbc_vec_push(&w->entries) : NULL;
-
-	if (slot == NULL) {
-		free(e);
-		return fbc_error_set(w->err, FBC_ENOMEM, rel, "out of memory");
-	}
-	*slot = e;
-	fbc_vec_init(&e->items, sizeof(fbc_load_item));
-	e->decided = w->ig_pending == 0;
-	e->size = size;
-	e->rel = strdup(rel);
-	e->path = strdup(path);
-	if (e->rel == NULL || e->path == NULL)
-		return fbc_error_set(w->err, FBC_ENOMEM, rel, "out of memory");
-	if (fmt != NULL) {
-		va_list ap;
-		va_start(ap, fmt);
-		if (vasprintf(&e->finding, fmt, ap) < 0)
-			e->finding = NULL;
-		va_end(ap);
-		if (e->finding == NULL)
-			return fbc_error_set(w->err, FBC_ENOMEM, rel, "out of memory");
-		e->code = code;
-	}
-	return 0;
-}
-
-/* The content id of the entry just added (a plain file). */
-static void set_last_id(walk *w, const char *id)
-{
-	entry *e = *FBC_VEC_AT(&w->entries, entry *, w->entries.len - 1);
-
-	snprintf(e->id, sizeof(e->id), "%s", id);
-}
-
-/*
- * File contents live in their own anonymous mappings, not in the malloc
- * heap: a freed multi-megabyte malloc block makes glibc raise its mmap
- * threshold, after which the next files and the catalog's arena chunks come
- * from the heaps of the parser threads and freed space stays resident
- * (about 2 MB more peak RSS on the real catalog). MAP_POPULATE: every page
- * is written by read() at once, so the kernel provides them in one call
- * instead of one fault a page (a 3 MB file: 750 faults, ~12% of its load).
- */
-static char *data_alloc(size_t n)
-{
-	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-		       -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static char *data_grow(char *p, size_t old, size_t n)
-{
-	void *q = mremap(p, old, n, MREMAP_MAYMOVE);
-
-	return q == MAP_FAILED ? NULL : q;
-}
-
-static void data_free(char *p, size_t n)
-{
-	if (p != NULL)
-		munmap(p, n);
-}
-
-/* A parser thread's file buffer, reused from one file to the next so that
- * its pages are provided once, not once a file: a data_alloc'd mapping of
- * size bytes (0: none yet), unmapped when the load ends. */
-typedef struct rbuf {
-	char *p;
-	size_t size;
-} rbuf;
-
-static void rbuf_dispose(rbuf *rb)
-{
-	data_free(rb->p, rb->size);
-	rb->p = NULL;
-	rb->size = 0;
-}
-
-/* Read a whole file of at most max bytes into rb's buffer (grown as
- * needed): *out (NUL-terminated) and *out_len. Returns 0, FBC_ELIMIT,
- * FBC_EIO (errno kept) or FBC_ENOMEM; rb keeps its buffer either way. */
-static int read_file(rbuf *rb, char **out, size_t *out_len, const char *path, size_t max,
-		     bool *is_dir)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	size_t cap = 0, len = 0;
-	int rc = 0, saved;
-
-	*is_dir = false;
-	if (fd < 0)
-		return FBC_EIO;
-	if (fstat(fd, &st) != 0) {
-		rc = FBC_EIO;
-		goto done;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		*is_dir = true;
-		errno = EISDIR;
-		rc = FBC_EIO;
-		goto done;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		errno = EINVAL;
-		rc = FBC_EIO;
-		goto done;
-	}
-	if ((size_t)st.st_size > max) {
-		rc = FBC_ELIMIT;
-		goto done;
-	}
-	/* room for the file, a byte to see it has not grown, and the NUL */
-	cap = (size_t)st.st_size + 1;
-	if (rb->size < cap + 1) {
-		rbuf_dispose(rb);
-		if ((rb->p = data_alloc(cap + 1)) == NULL) {
-			rc = FBC_ENOMEM;
-			goto done;
-		}
-		rb->size = cap + 1;
-	}
-	cap = rb->size - 1;
-	for (;;) {
-		ssize_t n;
-		if (len == cap) {
-			char *nb;
-			size_t ncap;
-			if (cap > max) {
-				rc = FBC_ELIMIT; /* the file grew past the limit */
-				goto done;
-			}
-			ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-			nb = data_grow(rb->p, rb->size, ncap + 1);
-			if (nb == NULL) {
-				rc = FBC_ENOMEM;
-				goto done;
-			}
-			rb->p = nb;
-			rb->size = ncap + 1;
-			cap = ncap;
-		}
-		n = read(fd, rb->p + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = FBC_EIO;
-			goto done;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (len > max) {
-		rc = FBC_ELIMIT;
-		goto done;
-	}
-	rb->p[len] = 0;
-	*out = rb->p;
-	*out_len = len;
-done:
-	saved = errno;
-	close(fd);
-	errno = saved;
-	return rc;
-}
-
-/* Where a load reads file bytes: through the tree, or straight from disk
- * for a directory tree (same bytes; read_file keeps contents out of the
- * malloc heap, see data_alloc). */
-typedef struct source {
-	fbc_tree *t;
-	const char *disk; /* fbc_tree_dir_path(t), or NULL */
-} source;
-
-typedef struct src_data {
-	const char *data;
-	size_t len;
-	rbuf own;	    /* read_file's buffer when the caller lends none */
-	fbc_tree_blob blob; /* the tree's blob (other backends) */
-} src_data;
-
-/* The reason in a tree backend's message ("cannot open: No such file" ->
- * "No such file"), so findings read as they did when the loader walked
- * directories itself. */
-static const char *why(const fbc_error *e)
-{
-	const char *colon = strstr(e->message, ": ");
-
-	if (strncmp(e->message, "cannot ", 7) == 0 && colon != NULL)
-		return colon + 2;
-	return e->message;
-}
-
-/* Read path (root-relative, no link) of at most max bytes, from disk into
- * rb's buffer (NULL: one of its own). Returns 0, FBC_ELIMIT, FBC_ENOMEM or
- * another code with *reason set to why. */
-static int src_read(const source *src, src_data *out, rbuf *rb, const char *path, size_t max,
-		    char *reason, size_t reason_len)
-{
-	fbc_error terr;
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	reason[0] = 0;
-	if (src->disk != NULL) {
-		char *abs = fbc_tree_join(src->disk, path);
-		bool is_dir = false;
-
-		if (abs == NULL)
-			return FBC_ENOMEM;
-		char *data = NULL;
-
-		rc = read_file(rb ? rb : &out->own, &data, &out->len, abs, max, &is_dir);
-		if (rc == FBC_EIO)
-			snprintf(reason, reason_len, "%s",
-				 is_dir ? "is a directory" : strerror(errno));
-		free(abs);
-		out->data = data;
-		return rc;
-	}
-	fbc_error_init(&terr);
-	rc = fbc_tree_read(src->t, &out->blob, path, max, &terr);
-	if (rc != 0 && rc != FBC_ENOMEM && rc != FBC_ELIMIT)
-		snprintf(reason, reason_len, "%s", why(&terr));
-	out->data = out->blob.data;
-	out->len = out->blob.len;
-	return rc;
-}
-
-static void src_release(const source *src, src_data *d)
-{
-	rbuf_dispose(&d->own);
-	fbc_tree_blob_release(src->t, &d->blob);
-	memset(d, 0, sizeof(*d));
-}
-
-static int add_ignore_file(walk *w, const source *src, const char *dir_rel, const char *path)
-{
-	src_data d;
-	char reason[256];
-	int rc = src_read(src, &d, NULL, path, w->lim->max_file_bytes, reason, sizeof(reason));
-
-	if (rc == FBC_ENOMEM)
-		return fbc_error_set(w->err, rc, path, "out of memory");
-	if (rc != 0)
-		return 0; /* an unreadable .indexignore adds no patterns */
-	rc = fbc_ignore_add_file(w->ig, dir_rel, d.data != NULL ? d.data : "", d.len, w->err);
-	src_release(src, &d);
-	return rc;
-}
-
-/* Entries the walk may visit (files, directories, ignored files) before
- * it gives up: a generous multiple of max_files, without overflow. */
-static size_t walk_cap(const fbc_load_limits *lim)
-{
-	return lim->max_files > SIZE_MAX / 8 ? SIZE_MAX / 2 : lim->max_files * 4 + 1024;
-}
-
-/* A symbolic link at crel: inside the root, to a file, it is read as that
- * file; anything else is L1 (never followed outside the root). */
-static int walk_link(walk *w, const source *src, const char *rel, const char *crel,
-		     const char *name)
-{
-	fbc_tree_entry fe;
-	fbc_error ferr;
-	int rc;
-
-	memset(&fe, 0, sizeof(fe));
-	fbc_error_init(&ferr);
-	rc = fbc_tree_follow(w->t, &fe, crel, &ferr);
-	if (rc == FBC_ENOMEM)
-		return fbc_error_set(w->err, rc, crel, "out of memory");
-	if (rc == FBC_EINVAL)
-		return add_entry(w, crel, crel, 0, "L1",
-				 "open %s: symlink resolves outside the catalog root", crel);
-	if (rc != 0)
-		return add_entry(w, crel, crel, 0, "L1", "open %s: %s", crel,
-				 rc == FBC_ENOTFOUND ? strerror(ENOENT)
-				 : rc == FBC_ELIMIT  ? strerror(ELOOP)
-						     : why(&ferr));
-	if (fe.kind == FBC_TREE_DIR)
-		rc = add_entry(w, crel, crel, 0, "L1", "read %s: is a directory", crel);
-	else if (strcmp(name, ".indexignore") == 0)
-		rc = add_ignore_file(w, src, rel, fe.name);
-	else if (fe.kind != FBC_TREE_FILE) /* a FIFO is never opened: it could block */
-		rc = add_entry(w, crel, crel, 0, "L1", "read %s: not a regular file", crel);
-	else if ((rc = add_entry(w, crel, fe.name, (size_t)fe.size, NULL, NULL)) == 0)
-		set_last_id(w, fe.id);
-	fbc_tree_entry_dispose(&fe);
-	return rc;
-}
-
-static int walk_dir(walk *w, const source *src, const char *rel)
-{
-	fbc_vec ents;
-	fbc_error lerr;
-	bool ig_here = false;
-	int rc;
-
-	fbc_vec_init(&ents, sizeof(fbc_tree_entry));
-	fbc_error_init(&lerr);
-	rc = fbc_tree_list(w->t, &ents, rel, &lerr);
-	if (rc == FBC_ENOMEM) {
-		rc = fbc_error_set(w->err, rc, rel, "out of memory");
-		goto done;
-	}
-	if (rc != 0) {
-		rc = add_entry(w, rel[0] ? rel : ".", rel, 0, "L1", "open %s: %s",
-			       rel[0] ? rel : ".", why(&lerr));
-		goto done;
-	}
-	fbc_tree_entries_sort(&ents);
-	/* files before this directory's .indexignore (in walk order) wait for it */
-	for (size_t i = 0; i < ents.len && !ig_here; i++)
-		ig_here = strcmp(FBC_VEC_AT(&ents, fbc_tree_entry, i)->name, ".indexignore") == 0;
-	w->ig_pending += ig_here;
-	for (size_t i = 0; i < ents.len && rc == 0 && !w->stop; i++) {
-		fbc_tree_entry *te = FBC_VEC_AT(&ents, fbc_tree_entry, i);
-		char *crel = fbc_tree_join(rel, te->name);
-		bool is_ig = strcmp(te->name, ".indexignore") == 0;
-
-		if (crel == NULL) {
-			rc = fbc_error_set(w->err, FBC_ENOMEM, rel, "out of memory");
-		} else if (++w->seen > walk_cap(w->lim)) {
-			/* a tree this large is refused before it exhausts memory */
-			rc = add_entry(w, crel, crel, 0, "LIMIT",
-				       "the tree has more than %zu entries (max_files limit)",
-				       walk_cap(w->lim));
-			w->seen = SIZE_MAX / 2;
-			free(crel);
-			break;
-		} else if (te->kind == FBC_TREE_DIR) {
-			rc = walk_dir(w, src, crel);
-		} else if (te->kind == FBC_TREE_LINK) {
-			rc = walk_link(w, src, rel, crel, te->name);
-		} else if (strcmp(te->name, ".indexignore") == 0) {
-			if (te->kind == FBC_TREE_FILE)
-				rc = add_ignore_file(w, src, rel, crel);
-		} else if (te->kind != FBC_TREE_FILE) {
-			rc = add_entry(w, crel, crel, 0, "L1", "read %s: not a regular file", crel);
-		} else if ((rc = add_entry(w, crel, crel, (size_t)te->size, NULL, NULL)) == 0) {
-			set_last_id(w, te->id);
-		}
-		free(crel);
-		if (is_ig && ig_here) {
-			w->ig_pending--;
-			ig_here = false;
-		}
-	}
-	if (ig_here)
-		w->ig_pending--;
-	if (rc == 0 && w->progress != NULL)
-		rc = w->progress(w->progress_ctx);
-done:
-	fbc_tree_entries_dispose(&ents);
-	return rc;
-}
-
 /* Read and parse one entry's file into its items. True when the file was
  * read and parsed (its items are a function of its content and the limits). */
-static bool parse_file(entry *e, const source *src, const fbc_load_limits *lim,
-		       const fbc_load_stagecall *sc, rbuf *rb)
+static bool parse_file(fbc_load_entry *e, const fbc_load_source *src, const fbc_load_limits *lim,
+		       const fbc_load_stagecall *sc, fbc_load_rbuf *rb)
 {
-	src_data d;
+	fbc_load_src_data d;
 	char reason[256];
 	int rc;
 
-	rc = src_read(src, &d, rb, e->path, lim->max_file_bytes, reason, sizeof(reason));
+	rc = fbc_load_src_read(src, &d, rb, e->path, lim->max_file_bytes, reason, sizeof(reason));
 	if (rc == FBC_ELIMIT) {
 		e->rc = fbc_load_item_finding(&e->items, "LIMIT", 0,
 					      "file exceeds the max_file_bytes limit (%zu)",
@@ -459,12 +56,12 @@ static bool parse_file(entry *e, const source *src, const fbc_load_limits *lim,
 			fbc_json_arena_enable(false);
 		}
 	}
-	src_release(src, &d);
+	fbc_load_src_release(src, &d);
 	return rc == 0 && e->rc == 0;
 }
 
 /* The stage's file cache: the results of a file, from it (true) or to it. */
-static bool cached_results(entry *e, const fbc_load_stage *stage)
+static bool cached_results(fbc_load_entry *e, const fbc_load_stage *stage)
 {
 	fbc_load_result *res = NULL;
 	size_t n = 0;
@@ -490,7 +87,7 @@ static bool cached_results(entry *e, const fbc_load_stage *stage)
 	return true;
 }
 
-static void offer_results(entry *e, const fbc_load_stage *stage)
+static void offer_results(fbc_load_entry *e, const fbc_load_stage *stage)
 {
 	fbc_load_result *res = calloc(e->items.len ? e->items.len : 1, sizeof(*res));
 
@@ -510,8 +107,8 @@ done:
 }
 
 /* Parse one entry into its items (any thread; `worker` unique to it). */
-static void parse_entry(entry *e, const source *src, const fbc_load_limits *lim,
-			const fbc_load_stage *stage, unsigned worker, rbuf *rb)
+static void parse_entry(fbc_load_entry *e, const fbc_load_source *src, const fbc_load_limits *lim,
+			const fbc_load_stage *stage, unsigned worker, fbc_load_rbuf *rb)
 {
 	fbc_load_stagecall sc = {stage, worker, e->rel};
 	bool cacheable = stage != NULL && stage->lookup != NULL && stage->store != NULL &&
@@ -533,11 +130,11 @@ typedef struct deliver {
 	fbc_diags *diags;
 	const fbc_load_limits *lim;
 	const fbc_load_stage *stage; /* NULL: plain load */
-	const source *src;	     /* NULL: fbc_load_buffer */
+	const fbc_load_source *src;  /* NULL: fbc_load_buffer */
 	size_t blobs;
 	bool stop;
 	fbc_error *err;
-	struct walk *walk; /* the tree's walk, when walking */
+	struct fbc_load_walk *walk; /* the tree's walk, when walking */
 } deliver;
 
 /* Hand one file's items to diags and the callback, in order. */
@@ -581,7 +178,7 @@ typedef struct pool {
 	pthread_mutex_t mu;
 	pthread_cond_t work; /* workers wait for room in the window, or files */
 	pthread_cond_t done; /* the deliverer waits for its next file */
-	fbc_vec *kept;	     /* of entry *, grown by the walk under mu */
+	fbc_vec *kept;	     /* of fbc_load_entry *, grown by the walk under mu */
 	size_t n;	     /* entries of kept the workers may take */
 	bool walking;	     /* more may come */
 	size_t next;	     /* next entry to claim */
@@ -589,19 +186,19 @@ typedef struct pool {
 	size_t window;
 	size_t ahead; /* bytes of the entries claimed but not delivered */
 	bool stop;
-	unsigned started;	/* worker threads running */
-	unsigned next_worker;	/* worker indexes, handed out at start */
-	rbuf bufs[MAX_THREADS]; /* each worker's file buffer */
+	unsigned started;		 /* worker threads running */
+	unsigned next_worker;		 /* worker indexes, handed out at start */
+	fbc_load_rbuf bufs[MAX_THREADS]; /* each worker's file buffer */
 	const fbc_load_limits *lim;
 	const fbc_load_stage *stage;
-	const source *src;
+	const fbc_load_source *src;
 	deliver *dv;
 	pthread_t th[MAX_THREADS];
 } pool;
 
-static entry *kept_at(const pool *p, size_t i)
+static fbc_load_entry *kept_at(const pool *p, size_t i)
 {
-	return *FBC_VEC_AT(p->kept, entry *, i);
+	return *FBC_VEC_AT(p->kept, fbc_load_entry *, i);
 }
 
 static void *worker(void *arg)
@@ -619,7 +216,7 @@ static void *worker(void *arg)
 			pthread_cond_wait(&p->work, &p->mu);
 			continue;
 		}
-		entry *e = kept_at(p, p->next++);
+		fbc_load_entry *e = kept_at(p, p->next++);
 		p->ahead += e->size;
 		pthread_mutex_unlock(&p->mu);
 		parse_entry(e, p->src, p->lim, p->stage, self, &p->bufs[self]);
@@ -629,7 +226,7 @@ static void *worker(void *arg)
 	}
 	pthread_mutex_unlock(&p->mu);
 	/* nothing left to claim: the buffer goes now, not after delivery */
-	rbuf_dispose(&p->bufs[self]);
+	fbc_load_rbuf_dispose(&p->bufs[self]);
 	if (arena)
 		fbc_json_arena_detach();
 	return NULL;
@@ -646,51 +243,6 @@ static unsigned thread_count(const fbc_load_limits *lim)
 	return t > MAX_THREADS ? MAX_THREADS : t;
 }
 
-/* Keep or drop the walk's entries in order, as far as each is decided (all
- * of them: the walk is over): .indexignore, then max_files and
- * max_total_bytes; a LIMIT entry is the last one kept. */
-static int select_entries(walk *w, bool all)
-{
-	const fbc_load_limits *l = w->lim;
-
-	while (!w->limited && w->selected < w->entries.len) {
-		entry **slot = FBC_VEC_AT(&w->entries, entry *, w->selected), *e = *slot, **k;
-
-		if (!all && !e->decided)
-			break;
-		w->selected++;
-		if (e->code == NULL || strcmp(e->code, "LIMIT") != 0) {
-			if (fbc_ignore_match(w->ig, e->rel))
-				continue;
-		}
-		if (w->kept.len >= l->max_files || w->total + e->size > l->max_total_bytes ||
-		    e->size > l->max_total_bytes) {
-			free(e->finding);
-			e->code = "LIMIT";
-			if (asprintf(&e->finding,
-				     w->kept.len >= l->max_files ? "the catalog has more than %zu "
-								   "files (max_files limit)"
-								 : "the catalog is larger than %zu "
-								   "bytes (max_total_bytes "
-								   "limit)",
-				     w->kept.len >= l->max_files ? l->max_files
-								 : l->max_total_bytes) < 0) {
-				e->finding = NULL;
-				return fbc_error_set(w->err, FBC_ENOMEM, e->rel, "out of memory");
-			}
-		} else {
-			w->total += e->size;
-		}
-		if ((k = fbc_vec_push(&w->kept)) == NULL)
-			return fbc_error_set(w->err, FBC_ENOMEM, e->rel, "out of memory");
-		*k = e;
-		*slot = NULL;
-		if (strcmp(e->code ? e->code : "", "LIMIT") == 0)
-			w->limited = true;
-	}
-	return 0;
-}
-
 /* Deliver entries in order from p->delivered on: waiting for each (block)
  * or as long as the next one is done. */
 static int deliver_ready(pool *p, bool block)
@@ -699,7 +251,7 @@ static int deliver_ready(pool *p, bool block)
 	int rc = 0;
 
 	for (;;) {
-		entry *e;
+		fbc_load_entry *e;
 
 		if (p->started > 0)
 			pthread_mutex_lock(&p->mu);
@@ -746,11 +298,11 @@ static int walk_progress(void *ctx)
 {
 	pool *p = ctx;
 	deliver *dv = p->dv;
-	walk *w = dv->walk;
+	fbc_load_walk *w = dv->walk;
 	int rc;
 
 	pthread_mutex_lock(&p->mu);
-	rc = select_entries(w, false);
+	rc = fbc_load_walk_select(w, false);
 	if (p->n < w->kept.len) {
 		p->n = w->kept.len;
 		pthread_cond_broadcast(&p->work);
@@ -766,7 +318,7 @@ static int walk_progress(void *ctx)
 /* Walk the tree from the root and load what it selects: parsed on the
  * worker threads from the first file the walk decides on (on this thread
  * after the walk when there is one thread), delivered here in walk order. */
-static int walk_and_load(walk *w, deliver *dv)
+static int walk_and_load(fbc_load_walk *w, deliver *dv)
 {
 	unsigned nt = thread_count(dv->lim);
 	pool p;
@@ -797,11 +349,11 @@ static int walk_and_load(walk *w, deliver *dv)
 	}
 	/* one walk both collects files and reads every .indexignore; a file is
 	 * matched once no .indexignore still to be read applies to it */
-	rc = walk_dir(w, dv->src, "");
+	rc = fbc_load_walk_dir(w, dv->src, "");
 	if (p.started > 0)
 		pthread_mutex_lock(&p.mu);
 	if (rc == 0 && !w->stop)
-		rc = select_entries(w, true);
+		rc = fbc_load_walk_select(w, true);
 	p.n = w->kept.len;
 	p.walking = false;
 	if (rc != 0)
@@ -827,28 +379,10 @@ static int walk_and_load(walk *w, deliver *dv)
 		pthread_cond_destroy(&p.done);
 	}
 	for (unsigned i = 0; i < MAX_THREADS; i++)
-		rbuf_dispose(&p.bufs[i]);
+		fbc_load_rbuf_dispose(&p.bufs[i]);
 	if (arena)
 		fbc_json_arena_detach();
 	return rc;
-}
-
-/* Entries (entry *; NULL slots skipped) and the vector. */
-static void entries_dispose(fbc_vec *v, const fbc_load_stage *stage)
-{
-	for (size_t i = 0; i < v->len; i++) {
-		entry *e = *FBC_VEC_AT(v, entry *, i);
-
-		if (e == NULL)
-			continue;
-		free(e->rel);
-		free(e->path);
-		free(e->finding);
-		fbc_load_items_clear_staged(&e->items, stage);
-		fbc_vec_dispose(&e->items);
-		free(e);
-	}
-	fbc_vec_dispose(v);
 }
 
 int fbc_load_dir(const char *root, const fbc_load_limits *lim, fbc_meta_fn fn, void *ctx,
@@ -890,14 +424,14 @@ int fbc_load_tree_staged(fbc_tree *t, const fbc_load_limits *lim, const fbc_load
 			 fbc_meta_fn fn, void *ctx, fbc_diags *diags, fbc_error *err)
 {
 	fbc_load_limits l;
-	source src = {t, fbc_tree_dir_path(t)};
-	walk w;
+	fbc_load_source src = {t, fbc_tree_dir_path(t)};
+	fbc_load_walk w;
 	deliver dv;
 	int rc = 0;
 
 	memset(&w, 0, sizeof(w));
-	fbc_vec_init(&w.entries, sizeof(entry *));
-	fbc_vec_init(&w.kept, sizeof(entry *));
+	fbc_vec_init(&w.entries, sizeof(fbc_load_entry *));
+	fbc_vec_init(&w.kept, sizeof(fbc_load_entry *));
 	fbc_load_limits_resolve(&l, lim);
 	w.t = t;
 	w.lim = &l;
@@ -915,8 +449,8 @@ int fbc_load_tree_staged(fbc_tree *t, const fbc_load_limits *lim, const fbc_load
 	dv.err = err;
 	rc = walk_and_load(&w, &dv);
 done:
-	entries_dispose(&w.kept, stage);
-	entries_dispose(&w.entries, stage);
+	fbc_load_entries_dispose(&w.kept, stage);
+	fbc_load_entries_dispose(&w.entries, stage);
 	fbc_ignore_free(w.ig);
 	return rc;
 }
