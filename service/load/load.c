@@ -264,11 +264,14 @@ static int deliver_ready(pool *p, bool block)
 		if (p->started == 0) {
 			parse_entry(e, p->src, p->lim, p->stage, 0, &p->bufs[0]);
 		} else {
+			bool done;
+
 			while (!e->done && block)
 				pthread_cond_wait(&p->done, &p->mu);
+			done = e->done;
 			pthread_mutex_unlock(&p->mu);
-			if (!e->done)
-				return 0;
+			if (!done)
+				return 0; /* not blocking: the next call delivers it */
 		}
 		if (e->rc != 0)
 			rc = fbc_error_set(dv->err, e->rc, e->rel, "out of memory");
