@@ -13,7 +13,7 @@ int fbc_json_same_tree(const json_t *a, const json_t *b);
 static int check(const char *data, size_t len)
 {
 	size_t used = 0;
-	fbc_json_fast_info info;
+	fbc_json_fast_info info = {0}; /* no skimming */
 	json_t *fast = fbc_json_fast_parse(data, len, NULL, &info), *slow;
 	json_error_t jerr;
 	int lines = 0;
