@@ -377,6 +377,8 @@ static int walk_and_load(fbc_load_walk *w, deliver *dv)
 		pthread_mutex_unlock(&p.mu);
 		for (unsigned i = 0; i < p.started; i++)
 			pthread_join(p.th[i], NULL);
+	}
+	if (nt > 1) {
 		pthread_mutex_destroy(&p.mu);
 		pthread_cond_destroy(&p.work);
 		pthread_cond_destroy(&p.done);

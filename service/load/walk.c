@@ -152,7 +152,7 @@ int fbc_load_walk_dir(fbc_load_walk *w, const fbc_load_source *src, const char *
 			rc = fbc_load_walk_dir(w, src, crel);
 		} else if (te->kind == FBC_TREE_LINK) {
 			rc = walk_link(w, src, rel, crel, te->name);
-		} else if (strcmp(te->name, ".indexignore") == 0) {
+		} else if (is_ig) {
 			if (te->kind == FBC_TREE_FILE)
 				rc = add_ignore_file(w, src, rel, crel);
 		} else if (te->kind != FBC_TREE_FILE) {

@@ -472,6 +472,47 @@ static void fbc_load_dir__callback_error_stops_threads(void **state)
 	rm_tree(root);
 }
 
+/* A load that ends while the walk is still going on (an error from the
+ * callback, the max_blobs limit: delivery happens between directories)
+ * delivers exactly what a load that walks first would, and stops the walk
+ * and the workers (ASan: nothing left behind). */
+static void fbc_load_dir__stops_while_walking(void **state)
+{
+	char *root = make_tree();
+	fbc_load_limits lim;
+	fbc_error e;
+	seen s;
+	fbc_diags d;
+	char name[64];
+
+	(void)state;
+	for (int i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "d%03d/f.yaml", i);
+		put_file(root, name, "schema: s\n---\nschema: t\n");
+	}
+	fbc_load_limits_default(&lim);
+	lim.threads = 2;
+	for (int round = 0; round < 2; round++) {
+		memset(&s, 0, sizeof(s));
+		s.stop_after = round == 0 ? 7 : 0;
+		lim.max_blobs = round == 0 ? lim.max_blobs : 9;
+		fbc_error_init(&e);
+		assert_int_equal(fbc_diags_init(&d, 0), 0);
+		assert_int_equal(fbc_load_dir(root, &lim, collect, &s, &d, &e),
+				 round == 0 ? FBC_ECONFLICT : 0);
+		assert_int_equal(s.n, round == 0 ? 7 : 9);
+		assert_string_equal(s.rows[0], "d000/f.yaml:1 s  ");
+		assert_string_equal(s.rows[s.n - 1],
+				    round == 0 ? "d003/f.yaml:1 s  " : "d004/f.yaml:1 s  ");
+		assert_int_equal(fbc_diags_count(&d), round == 0 ? 0 : 1);
+		if (round == 1)
+			assert_string_equal(fbc_diags_at(&d, 0)->file, "d004/f.yaml");
+		seen_dispose(&s);
+		fbc_diags_dispose(&d);
+	}
+	rm_tree(root);
+}
+
 /* Staged loads: prepare runs on the workers with the blob, fn gets only its
  * result, in the same order as a plain load; undelivered results are
  * discarded (ASan would report a leak otherwise). */
@@ -645,6 +686,7 @@ int main(void)
 		cmocka_unit_test(fbc_load_dir__order_is_deterministic_with_threads),
 		cmocka_unit_test(fbc_load_dir__reused_buffer_holds_only_each_file),
 		cmocka_unit_test(fbc_load_dir__callback_error_stops_threads),
+		cmocka_unit_test(fbc_load_dir__stops_while_walking),
 		cmocka_unit_test(fbc_load_dir_staged__prepares_on_workers_in_load_order),
 		cmocka_unit_test(fbc_load_dir__real_catalog),
 	};
