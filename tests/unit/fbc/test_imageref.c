@@ -93,12 +93,60 @@ static void fbc_imageref_parse__name_length_limit(void **state)
 	assert_int_equal(fbc_imageref_parse(NULL, name, &e), 0);
 }
 
+/* Digests of every supported length with each byte value at each position
+ * (the hex check reads 16 bytes at a time, then the rest one by one): a hex
+ * digit passes, an upper-case one fails the lower-case digest check, any
+ * other letter or digit the reference grammar. */
+static void fbc_imageref_parse__digest_bytes_everywhere(void **state)
+{
+	static const struct {
+		const char *algo;
+		size_t len;
+	} digests[] = {{"sha256", 64}, {"sha384", 96}, {"sha512", 128}};
+	char ref[256];
+	fbc_error e;
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(digests) / sizeof(digests[0]); k++) {
+		size_t head =
+			(size_t)snprintf(ref, sizeof(ref), "quay.io/a/b@%s:", digests[k].algo);
+
+		for (size_t pos = 0; pos < digests[k].len; pos++) {
+			for (int c = 1; c < 256; c++) {
+				int rc;
+
+				for (size_t i = 0; i < digests[k].len; i++)
+					ref[head + i] = "0123456789abcdef"[(i * 7 + k) % 16];
+				ref[head + digests[k].len] = '\0';
+				ref[head + pos] = (char)c;
+				fbc_error_init(&e);
+				rc = fbc_imageref_parse(NULL, ref, &e);
+				if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')) {
+					if (rc != 0)
+						fail_msg("%s: %s", ref, e.message);
+				} else if (c >= 'A' && c <= 'F') {
+					assert_int_not_equal(rc, 0);
+					assert_string_equal(e.message,
+							    "invalid checksum digest format");
+				} else if ((c >= 'g' && c <= 'z') || (c >= 'G' && c <= 'Z') ||
+					   c == '!' || c == '~' || c >= 0x80 || c < 0x20) {
+					assert_int_not_equal(rc, 0);
+					assert_string_equal(e.message, "invalid reference format");
+				} else {
+					assert_int_not_equal(rc, 0);
+				}
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fbc_imageref_parse__accepts_and_normalises),
 		cmocka_unit_test(fbc_imageref_parse__rejects_with_docker_messages),
 		cmocka_unit_test(fbc_imageref_parse__name_length_limit),
+		cmocka_unit_test(fbc_imageref_parse__digest_bytes_everywhere),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
