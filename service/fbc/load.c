@@ -10,6 +10,7 @@
  * a copy of each record (the fields linking writes, and a channel's entries),
  * so one decoded file may serve any number of catalogs at once.
  */
+#include "service/fbc/imageref.h"
 #include "service/fbc/internal.h"
 #include "service/fbc/model.h"
 
@@ -321,9 +322,20 @@ static const fbc_load_skim_type skim_types[] = {
 	{"olm.gvk", &fbc_gt_prop_gvk, false, "{}"},
 	{"olm.gvk.required", &fbc_gt_prop_gvk_required, false, "{}"},
 };
-static const fbc_load_skim validate_skim = {"olm.bundle", skim_types, 2};
+/* A lean load keeps no image that parses: nor, when every one of a bundle's
+ * related images parses (and the array is plainly a []RelatedImage), is the
+ * array built (decode's images_parse then asks about the bundle's image). */
+static bool image_parses(const char *image, size_t n)
+{
+	fbc_error e;
+
+	(void)n;
+	return fbc_imageref_parse(NULL, image, &e) == 0;
+}
+
+static const fbc_load_skim validate_skim = {"olm.bundle", skim_types, 2, NULL};
 static const fbc_load_skim lean_skim = {"olm.bundle", skim_types,
-					sizeof(skim_types) / sizeof(skim_types[0])};
+					sizeof(skim_types) / sizeof(skim_types[0]), image_parses};
 
 int fbc_catalog_load_tree_cached(fbc_catalog **out, fbc_tree *t, const fbc_load_limits *lim,
 				 fbc_catalog_cache *cc, fbc_diags *diags, fbc_error *err)

@@ -58,6 +58,7 @@ json_t *fbc_json_fast_object(const char *data, size_t len, size_t *consumed);
  * text, and the object whose "value" holds the placeholder meanwhile. */
 typedef struct fbc_json_skimmed {
 	json_t *obj;
+	const char *key;  /* obj's member skimmed: "value" or "relatedImages" */
 	const char *text; /* into the parsed data */
 	size_t len;
 } fbc_json_skimmed;

@@ -669,12 +669,93 @@ static json_t *skim_property_value(jf *j, json_t *o, const fbc_load_skim_type *s
 	if (ok && (ph = fbc_json_fast_object(st->placeholder, strlen(st->placeholder), &used))) {
 		if ((r = fbc_vec_push(j->skimmed)) != NULL) {
 			r->obj = o;
+			r->key = "value";
 			r->text = (const char *)start;
 			r->len = (size_t)(after - start);
 			return ph;
 		}
 		json_decref(ph);
 	}
+	*j = saved;
+	return NULL;
+}
+
+/* One element of a skimmed relatedImages array at j->p (see fbc_load_skim). */
+static bool skim_related_image(jf *j, int depth)
+{
+	bool seen_name = false, seen_image = false;
+	char buf[1024];
+	const char *s;
+	size_t n;
+	bool esc;
+	int at;
+
+	if (j->p >= j->end || *j->p != '{' || !skim_container(j, depth))
+		return false;
+	if (j->p < j->end && *j->p == '}') {
+		j->p++;
+		return true;
+	}
+	do {
+		bool image;
+
+		if (!skim_string(j, &s, &n, &esc) || esc)
+			return false;
+		image = n == 5 && memcmp(s, "image", 5) == 0;
+		if (image ? seen_image : (n != 4 || memcmp(s, "name", 4) != 0 || seen_name))
+			return false; /* another member, or twice: left to the tree */
+		seen_image |= image;
+		seen_name |= !image;
+		skip_space(j);
+		if (j->p >= j->end || *j->p != ':')
+			return false;
+		j->p++;
+		skip_space(j);
+		if (!skim_string(j, &s, &n, &esc) || esc)
+			return false;
+		if (image && n > 0) {
+			if (n >= sizeof(buf))
+				return false;
+			memcpy(buf, s, n);
+			buf[n] = '\0';
+			if (!j->skim->related_image_ok(buf, n))
+				return false;
+		}
+	} while ((at = after_item(j, '}')) == 0);
+	return at == 1;
+}
+
+/* The placeholder [] of a top-level relatedImages array at j->p that
+ * checks out, listed in j->skimmed; NULL, j as it was, otherwise. */
+static json_t *skim_related_images(jf *j, json_t *o, int depth)
+{
+	jf saved = *j;
+	const unsigned char *start = j->p;
+	fbc_json_skimmed *r;
+	json_t *ph;
+	int at = 0;
+
+	if (!skim_container(j, depth))
+		goto fail;
+	if (j->p < j->end && *j->p == ']') {
+		j->p++;
+	} else {
+		while (at == 0) {
+			if (!skim_related_image(j, depth + 1) || (at = after_item(j, ']')) < 0)
+				goto fail;
+		}
+	}
+	if ((ph = json_array()) != NULL) {
+		if ((r = fbc_vec_push(j->skimmed)) != NULL) {
+			r->obj = o;
+			r->key = "relatedImages";
+			r->text = (const char *)start;
+			r->len = (size_t)(j->p - start);
+			return ph;
+		}
+		json_decref(ph);
+	}
+fail:
 	*j = saved;
 	return NULL;
 }
@@ -719,6 +800,9 @@ static json_t *object(jf *j, int depth)
 			if (j->skim && j->in_props && depth == 3 && kn == 5 &&
 			    memcmp(k, "value", 5) == 0 && (st = skim_type_of(j, o)))
 				v = skim_property_value(j, o, st, depth + 1);
+			if (j->skim && j->skim->related_image_ok && depth == 1 && kn == 13 &&
+			    memcmp(k, "relatedImages", 13) == 0 && j->p < j->end && *j->p == '[')
+				v = skim_related_images(j, o, depth + 1);
 			if (!v && j->skim && depth == 1 && kn == 10 &&
 			    memcmp(k, "properties", 10) == 0 && j->p < j->end && *j->p == '[') {
 				j->in_props = true;
@@ -806,7 +890,7 @@ int fbc_json_fast_unskim(fbc_vec *skimmed)
 		/* a value with a duplicate key: jansson's, as the whole blob's would be */
 		if (!v)
 			v = json_loadb(r->text, r->len, JSON_DECODE_ANY, &jerr);
-		if (!v || json_object_set_new_nocheck(r->obj, "value", v) != 0)
+		if (!v || json_object_set_new_nocheck(r->obj, r->key, v) != 0)
 			return FBC_ENOMEM;
 	}
 	skimmed->len = 0;

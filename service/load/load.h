@@ -159,6 +159,13 @@ typedef struct fbc_load_skim {
 	const char *schema; /* "olm.bundle" */
 	const fbc_load_skim_type *types;
 	size_t n_types;
+	/* Optional: a top-level "relatedImages" array whose elements are all
+	 * objects of string members "name" and "image" only (each at most once,
+	 * no escapes, no nulls; a Go []RelatedImage then) and whose every
+	 * image passes this check (NUL-terminated, n bytes) is not built
+	 * either: prepare sees [] (for a prepare that only wants to know whether
+	 * they all check out). */
+	bool (*related_image_ok)(const char *image, size_t n);
 } fbc_load_skim;
 
 typedef struct fbc_load_stage {

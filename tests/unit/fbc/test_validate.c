@@ -801,6 +801,66 @@ static void validate_only__skimmed_values_as_built(void **state)
 #undef GVKR
 }
 
+/* A lean load skims a bundle's relatedImages when they plainly decode and
+ * every image parses: the findings (C14, C15 and the rest), packages,
+ * channels and other blobs are those of a load that builds them, whatever
+ * the array holds and whether the bundle's own image parses. */
+static void validate_only__related_images_skimmed_as_built(void **state)
+{
+	static const char *const rels[] = {
+		"[{'image':'quay.io/a/op:1','name':'op'},{'name':'n'},{}]",
+		"[{'name':'op','image':'quay.io/a/op@sha256:"
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef'}]",
+		"[]",
+		"[{'image':'quay.io/a/Bad:1','name':'bad'}]",
+		"[{'image':'quay.io/a/op:1'},{'image':'not a ref'}]",
+		"[{'Image':'not a ref'}]",
+		"[{'image':'quay.io/a/op:1','IMAGE':'not a ref'}]",
+		"[{'image':'quay.io/a/op:1','image':'not a ref'}]",
+		"[{'image':'not a ref','image':'quay.io/a/op:1'}]",
+		"[{'image':'quay.io/a/\\u0042ad:1'}]",
+		"[{'image':'quay.io/a/op:1','digest':'x'}]",
+		"[{'image':null,'name':'op'}]",
+		"[{'image':''}]",
+		"[null]",
+		"[5]",
+		"[{'image':5}]",
+		"{'image':'quay.io/a/op:1'}",
+		"null",
+		"'quay.io/a/op:1'",
+	};
+	static const char *const images[] = {"quay.io/a/b:1", "Quay.io/A/b:1", ""};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rels) / sizeof(rels[0]); i++) {
+		for (size_t m = 0; m < sizeof(images) / sizeof(images[0]); m++) {
+			fbc_buf text;
+			char *sq_text, *built, *lean;
+
+			fbc_buf_init(&text, 0);
+			assert_int_equal(
+				fbc_buf_printf(
+					&text,
+					"%s%s{'schema':'olm.bundle','name':'foo.v1.0.0',"
+					"'package':'foo','image':'%s','properties':[{'type':"
+					"'olm.package','value':{'packageName':'foo','version':"
+					"'1.0.0'}}],'relatedImages':%s}\n",
+					P, CH1, images[m], rels[i]),
+				0);
+			sq_text = sq(text.data);
+			fbc_buf_dispose(&text);
+			built = staged_print(sq_text, false, false);
+			lean = staged_print(sq_text, true, true);
+			if (strcmp(built, lean) != 0)
+				fail_msg("relatedImages %zu, image %zu:\n%s\nbuilt:\n%s\nlean:\n%s",
+					 i, m, sq_text, built, lean);
+			free(built);
+			free(lean);
+			free(sq_text);
+		}
+	}
+}
+
 /* Replace every "foo" of text by pkg (one package per copy of a case). */
 static void put_renamed(fbc_buf *b, const char *text, const char *pkg)
 {
@@ -969,6 +1029,7 @@ int main(void)
 		cmocka_unit_test(validate__parallel_model_same_findings_in_order),
 		cmocka_unit_test(validate_only__same_findings_less_kept),
 		cmocka_unit_test(validate_only__skimmed_values_as_built),
+		cmocka_unit_test(validate_only__related_images_skimmed_as_built),
 		cmocka_unit_test(check_deprecations__unambiguous_and_linear),
 	};
 
